@@ -1,0 +1,91 @@
+"""The pivot: every front talks to every upstream through one canonical 2026-07-28 interface.
+
+    front (era adapter)  --canonical 2026 request-->  Upstream (era adapter)
+                         <--notifications (emit)----
+                         <--canonical 2026 response-
+
+* A modern front validates client frames and hands them over as they are.
+* A legacy front turns a 2025 session into canonical requests (``_meta`` stamped from the session).
+* A modern upstream sends canonical frames to a 2026 server unchanged.
+* A legacy upstream translates them to 2025 traffic over a pool of initialized sessions.
+
+Canonical request: a JSON-RPC request dict whose ``params._meta`` carries
+``io.modelcontextprotocol/protocolVersion``, ``clientCapabilities`` and (usually) ``clientInfo``.
+Its ``id`` is the caller's; the upstream mints its own wire ids and answers with the caller's id.
+
+Canonical response: a JSON-RPC response dict (``result`` with ``resultType``, or ``error``).
+
+Request-scoped notifications (``notifications/progress``, ``notifications/message``) and, for
+``subscriptions/listen``, the acknowledgement and the ``subscriptionId``-tagged change
+notifications, are passed to ``emit`` in order before ``call`` returns.
+
+Cancellation: cancelling the task that awaits ``call`` *is* the client's cancel (a closed 2026
+response stream, or a ``notifications/cancelled``). The upstream tells its server and frees state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge.eras import MODERN, Era
+from bridge.jsonrpc import Message
+
+Emit = Callable[[Message], Awaitable[None]]
+
+
+async def discard(_msg: Message) -> None:
+    """An ``emit`` for callers that want no notifications."""
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who is calling, as far as the upstream needs to know."""
+
+    principal: str | None = None
+    """Stable identity of the caller's credentials (a digest, never the secret), None when anonymous."""
+    authorization: str | None = None
+    """The caller's ``Authorization`` header, forwarded to HTTP upstreams (transparent deployment)."""
+    trace: dict[str, str] = field(default_factory=dict)
+    """W3C trace context headers (traceparent, tracestate, baggage) to carry across the translation."""
+    client_era: Era = MODERN
+    """The era of the client behind the front (for metrics and logs)."""
+
+    @staticmethod
+    def principal_of(authorization: str | None) -> str | None:
+        if not authorization:
+            return None
+        return hashlib.sha256(authorization.encode()).hexdigest()[:32]
+
+
+class UpstreamError(Exception):
+    """The upstream could not be reached or died; becomes -32603 to the caller."""
+
+
+class Upstream(ABC):
+    """An MCP server of some era, seen through the canonical 2026-07-28 interface."""
+
+    era: Era
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Connect / spawn (idempotent). Failures raise UpstreamError."""
+
+    @abstractmethod
+    async def discover(self, ctx: CallContext) -> Message:
+        """The upstream's canonical ``DiscoverResult`` (a result dict with resultType, ttlMs, cacheScope)."""
+
+    @abstractmethod
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        """Serve one canonical request; return the canonical response (same id as ``request``)."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Stop children, close connections, answer parked calls."""
+
+    def status(self) -> dict[str, Any]:
+        """Health snapshot for /healthz."""
+        return {"era": self.era}

@@ -1,0 +1,122 @@
+"""JSON-RPC 2.0 framing shared by every transport: parse, classify, serialize, error constructors.
+
+Frames are plain ``dict`` objects end to end. orjson does the byte work (it is on the hot path of
+every message the bridge relays); nothing here validates payloads beyond the envelope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+Message = dict[str, Any]
+RequestId = str | int
+
+# JSON-RPC / MCP error codes used by the bridge.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND_2025 = -32002
+URL_ELICITATION_REQUIRED_2025 = -32042
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+USER_REJECTED = -1
+
+
+class FrameError(Exception):
+    """A frame that cannot be processed; carries the JSON-RPC error to answer with."""
+
+    def __init__(self, code: int, message: str, data: Any = None, *, id: RequestId | None = None, http_status: int = 400):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.id = id
+        self.http_status = http_status
+
+    def to_response(self) -> Message:
+        return error_response(self.id, self.code, self.message, self.data)
+
+
+def loads(data: bytes | str) -> Any:
+    return orjson.loads(data)
+
+
+def dumps(msg: Any) -> bytes:
+    return orjson.dumps(msg)
+
+
+def parse_frame(data: bytes | str) -> Message:
+    """Parse one JSON-RPC frame. Raises FrameError for anything that is not a single valid envelope."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise FrameError(PARSE_ERROR, f"Parse error: {exc}") from None
+    if isinstance(obj, list):
+        raise FrameError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported by MCP")
+    if not isinstance(obj, dict):
+        raise FrameError(INVALID_REQUEST, "Invalid Request: a JSON-RPC message must be an object")
+    check_envelope(obj)
+    return obj
+
+
+def check_envelope(obj: Message) -> None:
+    rid = obj.get("id")
+    valid_id = "id" in obj and (isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)))
+    if obj.get("jsonrpc") != "2.0":
+        raise FrameError(INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"", id=rid if valid_id else None)
+    if "method" in obj:
+        if not isinstance(obj["method"], str):
+            raise FrameError(INVALID_REQUEST, "Invalid Request: method must be a string", id=rid if valid_id else None)
+        if "id" in obj and not valid_id:
+            raise FrameError(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+        params = obj.get("params")
+        if params is not None and not isinstance(params, dict):
+            raise FrameError(INVALID_PARAMS, "Invalid params: params must be an object", id=rid if valid_id else None)
+        return
+    if "result" in obj or "error" in obj:
+        if not valid_id and not ("error" in obj and rid is None):
+            raise FrameError(INVALID_REQUEST, "Invalid Request: response without a valid id")
+        return
+    raise FrameError(INVALID_REQUEST, "Invalid Request: not a request, notification or response", id=rid if valid_id else None)
+
+
+def is_request(msg: Message) -> bool:
+    return "method" in msg and "id" in msg
+
+
+def is_notification(msg: Message) -> bool:
+    return "method" in msg and "id" not in msg
+
+
+def is_response(msg: Message) -> bool:
+    return "method" not in msg and ("result" in msg or "error" in msg)
+
+
+def request(id: RequestId, method: str, params: Message | None = None) -> Message:
+    msg: Message = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def notification(method: str, params: Message | None = None) -> Message:
+    msg: Message = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def result_response(id: RequestId | None, result: Message) -> Message:
+    return {"jsonrpc": "2.0", "id": id, "result": result}
+
+
+def error_response(id: RequestId | None, code: int, message: str, data: Any = None) -> Message:
+    err: Message = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": id, "error": err}
