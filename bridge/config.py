@@ -1,0 +1,62 @@
+"""Bridge settings (pydantic). One object is built by the CLI (or the fleet config) and handed to fronts
+and upstreams; nothing reads the environment behind its back."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from bridge.eras import EraSetting
+
+
+class Settings(BaseModel):
+    """Security, limits and translation policy shared by every front and upstream."""
+
+    # --- front ---------------------------------------------------------------------------------
+    front_era: EraSetting = "auto"
+    """Which client era the front serves: one of them, or both (classified per request / first frame)."""
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Origins accepted besides loopback ones (http://localhost:*, http://127.0.0.1:*, http://[::1]:*)."""
+    max_body_bytes: int = 4 * 1024 * 1024
+    max_line_bytes: int = 16 * 1024 * 1024
+    request_timeout: float = 300.0
+    """Upper bound on one upstream call (seconds)."""
+    session_idle_timeout: float = 1800.0
+    """Legacy front: a 2025 session unused this long is expired (the client gets 404 and re-initializes)."""
+    sse_keepalive: float = 15.0
+    event_retention: float = 300.0
+    """Legacy front: how long GET-stream events stay replayable for Last-Event-ID."""
+    mrtr_max_rounds: int = 16
+
+    # --- upstream --------------------------------------------------------------------------------
+    upstream_era: EraSetting = "auto"
+    probe_timeout: float = 5.0
+    era_cache_ttl: float = 300.0
+    connect_timeout: float = 10.0
+    respawn_backoff_initial: float = 0.1
+    respawn_backoff_max: float = 10.0
+    pool_max_sessions: int = 64
+    """Legacy upstream: initialized sessions kept per upstream (LRU beyond this)."""
+
+    # --- translation policy ----------------------------------------------------------------------
+    ttl_ms: int = 0
+    """ttlMs stamped on cacheable results from a legacy upstream (legacy servers give no hint)."""
+    cache_scope: Literal["public", "private"] = "private"
+    discover_ttl_ms: int = 60_000
+    stamp_server_info: bool = True
+
+    # --- requestState sealing (MRTR) ---------------------------------------------------------------
+    state_key: bytes = Field(default_factory=lambda: secrets.token_bytes(32))
+    """HMAC key for requestState; a random key per process unless configured."""
+    state_ttl: float = 600.0
+    parked_timeout: float = 600.0
+    instance_id: str = Field(default_factory=lambda: secrets.token_hex(6))
+
+    # --- identity of the bridge itself -----------------------------------------------------------
+    bridge_name: str = "mcp-bridge"
+    bridge_version: str = "0.1.0"
+
+    def bridge_info(self) -> dict[str, str]:
+        return {"name": self.bridge_name, "version": self.bridge_version}

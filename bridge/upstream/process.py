@@ -1,0 +1,214 @@
+"""A long-lived stdio child speaking newline-delimited JSON-RPC, respawned with backoff when it dies.
+
+Moves bytes only: frames out, frames in, lifecycle events. Protocol meaning lives in the session
+layers that own one of these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+
+import anyio
+
+from bridge import jsonrpc
+from bridge.core import UpstreamError
+from bridge.jsonrpc import Message
+
+log = logging.getLogger("mcp_bridge.process")
+
+OnMessage = Callable[[Message], Awaitable[None]]
+OnExit = Callable[[int], Awaitable[None]]
+
+
+class ChildProcess:
+    """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        on_message: OnMessage,
+        on_exit: OnExit | None = None,
+        env: dict[str, str] | None = None,
+        inherit_env: bool = True,
+        cwd: str | None = None,
+        max_line_bytes: int = 16 * 1024 * 1024,
+        backoff_initial: float = 0.1,
+        backoff_max: float = 10.0,
+        name: str = "upstream",
+    ) -> None:
+        if not argv:
+            raise ValueError("an upstream command is required")
+        self.argv = list(argv)
+        self.on_message = on_message
+        self.on_exit = on_exit
+        self.env = ({**os.environ} if inherit_env else {"PATH": os.environ.get("PATH", "")}) | (env or {})
+        self.cwd = cwd
+        self.max_line_bytes = max_line_bytes
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.name = name
+        self.generation = 0
+        self.restarts = 0
+        self.last_exit: int | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._ready = asyncio.Event()
+        self._closed = False
+        self._supervisor: asyncio.Task[None] | None = None
+        self._write_lock = asyncio.Lock()
+        self._started = asyncio.Event()
+        self._spawn_error: BaseException | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None and self._ready.is_set()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    async def start(self) -> None:
+        if self._supervisor is None:
+            self._supervisor = asyncio.create_task(self._supervise(), name=f"child:{self.name}")
+        await self._started.wait()
+        if not self._ready.is_set() and self._spawn_error is not None:
+            raise UpstreamError(f"cannot start upstream {self.argv[0]!r}: {self._spawn_error}")
+
+    async def wait_ready(self, timeout: float) -> None:
+        if self._closed:
+            raise UpstreamError("upstream is closed")
+        try:
+            with anyio.fail_after(timeout):
+                await self._ready.wait()
+        except TimeoutError:
+            raise UpstreamError(f"upstream {self.name} is not running (respawn pending)") from None
+
+    async def send(self, msg: Message) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or not self._ready.is_set():
+            raise UpstreamError(f"upstream {self.name} is not running")
+        data = jsonrpc.dumps(msg) + b"\n"
+        async with self._write_lock:
+            try:
+                proc.stdin.write(data)
+                await proc.stdin.drain()
+            except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
+                raise UpstreamError(f"upstream {self.name} died: {exc}") from None
+
+    def kill(self) -> None:
+        """Kill the current child (the supervisor respawns it). For tests and `reload`."""
+        if self._proc and self._proc.returncode is None:
+            self._proc.kill()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self._ready.clear()
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            # Spec shutdown order: close stdin, wait, SIGTERM, wait, SIGKILL.
+            with contextlib.suppress(Exception):
+                if proc.stdin:
+                    proc.stdin.close()
+            for step in (proc.terminate, proc.kill):
+                try:
+                    await asyncio.wait_for(proc.wait(), 2.0)
+                    break
+                except TimeoutError:
+                    with contextlib.suppress(ProcessLookupError):
+                        step()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.wait(), 2.0)
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(BaseException):
+                await self._supervisor
+
+    async def _supervise(self) -> None:
+        backoff = self.backoff_initial
+        while not self._closed:
+            try:
+                self._proc = await asyncio.create_subprocess_exec(
+                    *self.argv,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=self.env,
+                    cwd=self.cwd,
+                    limit=self.max_line_bytes,
+                )
+            except OSError as exc:
+                self._spawn_error = exc
+                log.error("upstream %s: cannot spawn %s: %s", self.name, self.argv[0], exc)
+                self._started.set()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self.backoff_max)
+                continue
+            self.generation += 1
+            self._spawn_error = None
+            self._ready.set()
+            self._started.set()
+            log.info("upstream %s: started pid %s (generation %d)", self.name, self._proc.pid, self.generation)
+            started_at = asyncio.get_running_loop().time()
+            stderr_task = asyncio.create_task(self._pump_stderr(self._proc))
+            await self._read_stdout(self._proc)
+            self._ready.clear()
+            code = await self._proc.wait()
+            stderr_task.cancel()
+            self.last_exit = code
+            if self._closed:
+                break
+            self.restarts += 1
+            log.warning("upstream %s: exited with %s; respawning", self.name, code)
+            if self.on_exit is not None:
+                try:
+                    await self.on_exit(code)
+                except Exception:  # noqa: BLE001 - a callback bug must not stop respawns
+                    log.exception("upstream %s: exit handler failed", self.name)
+            # Back off only when the child dies quickly (a crash loop), not after a long healthy run.
+            if asyncio.get_running_loop().time() - started_at > 30:
+                backoff = self.backoff_initial
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.backoff_max)
+
+    async def _read_stdout(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stdout is not None
+        while True:
+            try:
+                line = await proc.stdout.readline()
+            except ValueError:
+                # Line longer than the limit: the stream is unusable; kill the child.
+                log.error("upstream %s: frame over %d bytes; restarting it", self.name, self.max_line_bytes)
+                proc.kill()
+                return
+            except (ConnectionResetError, BrokenPipeError):
+                return
+            if not line:
+                return
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                msg = jsonrpc.parse_frame(line)
+            except jsonrpc.FrameError as exc:
+                log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", self.name, exc.message, line)
+                continue
+            try:
+                await self.on_message(msg)
+            except Exception:  # noqa: BLE001
+                log.exception("upstream %s: message handler failed", self.name)
+
+    async def _pump_stderr(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stderr is not None
+        while True:
+            try:
+                line = await proc.stderr.readline()
+            except (ValueError, ConnectionResetError):
+                continue
+            if not line:
+                return
+            sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")
