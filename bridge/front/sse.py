@@ -1,0 +1,21 @@
+"""Server-Sent Events framing for HTTP fronts (both eras)."""
+
+from __future__ import annotations
+
+from bridge import jsonrpc
+from bridge.jsonrpc import Message
+
+SSE_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+KEEPALIVE = b": keep-alive\n\n"
+
+
+def sse_event(msg: Message, event_id: str | None = None) -> bytes:
+    """One SSE ``message`` event carrying a JSON-RPC frame (orjson never emits raw newlines)."""
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + jsonrpc.dumps(msg) + b"\n\n"
+
+
+def sse_priming(event_id: str, retry_ms: int | None = None) -> bytes:
+    """2025 priming event: an id and empty data, so the client can resume with Last-Event-ID."""
+    retry = f"retry: {retry_ms}\n".encode() if retry_ms is not None else b""
+    return retry + b"id: " + event_id.encode() + b"\ndata: \n\n"
