@@ -1,0 +1,103 @@
+"""The shared, SDK-free surface of the sample "everything" and "mrtr" servers.
+
+Both eras' servers (``legacy/*`` under mcp 1.29.0, ``modern/*`` under mcp 2.3.0) import their
+texts, data and pure helpers from here, so the two halves of each faithful pair cannot drift
+apart. The sample clients import the expected values from here too. Nothing in this module
+imports ``mcp``: it must load under either SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+INSTRUCTIONS = (
+    "Test peer of the mcp-eras project. Tools: echo, add, weather, slow_count, log_levels, fail, "
+    "add_tool, touch. Resources: memo://readme, memo://config, memo://logo and greeting://{name}. "
+    "Prompts: review, hello."
+)
+SERVER_VERSION = "0.1.0"
+
+README_URI = "memo://readme"
+README_TEXT = "mcp-eras everything server: a small, deterministic peer for bridge tests.\n"
+CONFIG_URI = "memo://config"
+CONFIG_DATA: dict[str, object] = {"name": "everything", "version": 1, "features": ["tools", "resources", "prompts"]}
+CONFIG_TEXT = json.dumps(CONFIG_DATA, sort_keys=True)
+LOGO_URI = "memo://logo"
+LOGO_MIME = "image/png"
+LOGO_BYTES = b"\x89PNG\r\n\x1a\n" + bytes(range(8))
+GREETING_TEMPLATE = "greeting://{name}"
+MISSING_URI = "memo://missing"
+
+LANGUAGES = ["go", "python", "rust", "typescript"]
+NAMES = ["alice", "bob", "carol"]
+
+WEATHER: dict[str, tuple[float, str]] = {"Paris": (18.5, "cloudy"), "Tokyo": (24.0, "sunny")}
+DEFAULT_WEATHER = (20.0, "clear")
+
+FAIL_MESSAGE = "intentional failure"
+LOG_LEVELS = ["debug", "info", "warning", "error"]
+SEVERITY = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+
+def greeting(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+def weather_of(city: str) -> dict[str, object]:
+    temperature, conditions = WEATHER.get(city, DEFAULT_WEATHER)
+    return {"city": city, "temperature_c": temperature, "conditions": conditions}
+
+
+def review_text(code: str, language: str) -> str:
+    return f"Please review this {language} code:\n\n{code}"
+
+
+HELLO_TEXT = "Say hello to the user in one short sentence."
+
+
+def complete_values(candidates: list[str], prefix: str) -> list[str]:
+    return [value for value in candidates if value.startswith(prefix)]
+
+
+def log_message(level: str) -> str:
+    return f"{level} message from log_levels"
+
+
+def at_or_above(level: str, threshold: str | None) -> bool:
+    """Whether ``level`` passes a session/request threshold (``None`` = no threshold set)."""
+    if threshold is None:
+        return True
+    return SEVERITY.index(level) >= SEVERITY.index(threshold)
+
+
+def runtime_tool_text(name: str) -> str:
+    return f"{name} was added at runtime"
+
+
+# --- MRTR servers -------------------------------------------------------------------------
+
+MRTR_INSTRUCTIONS = (
+    "Test peer of the mcp-eras project for server-to-client input: ask_name, ask_url, summarize, "
+    "list_my_roots, two_questions, ask_all, wait_then_ask; prompt mrtr_prompt; resource mrtr://secret/{label}."
+)
+ASK_NAME_MESSAGE = "What is your name?"
+ASK_COLOR_MESSAGE = "What is your favourite colour?"
+ASK_URL_MESSAGE = "Please authorize the demo application."
+ASK_URL = "https://example.com/authorize?demo=1"
+SUMMARIZE_PROMPT = "Summarize in one line: {text}"
+SAMPLING_MAX_TOKENS = 50
+SECRET_MESSAGE = "Enter the passphrase for {label}"
+PROMPT_TOPIC_MESSAGE = "Which topic should the prompt be about?"
+
+
+def stderr_logging() -> None:
+    """Send Python logging to stderr (stdout is the protocol on stdio)."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def samples_dir() -> Path:
+    return Path(__file__).resolve().parent

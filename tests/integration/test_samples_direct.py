@@ -1,0 +1,186 @@
+"""The sample peers work WITHOUT the bridge: each era's client against the same era's servers.
+
+Legacy (mcp 1.29.0) client <-> legacy servers over stdio, Streamable HTTP and (basic) HTTP+SSE;
+modern (mcp 2.3.0) client <-> modern servers on the 2026-07-28 wire over stdio and HTTP.
+Every client run is a subprocess printing one JSON report; the values are asserted precisely.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import peers
+import pytest
+
+pytestmark = pytest.mark.legacy_peer
+
+CLIENT_TIMEOUT = 240
+
+LEGACY_EVERYTHING = str(peers.SAMPLES / "legacy" / "everything_server.py")
+LEGACY_MRTR = str(peers.SAMPLES / "legacy" / "mrtr_server.py")
+MODERN_EVERYTHING = str(peers.SAMPLES / "modern" / "everything_server.py")
+MODERN_MRTR = str(peers.SAMPLES / "modern" / "mrtr_server.py")
+LEGACY_CLIENT = str(peers.SAMPLES / "clients" / "legacy_client.py")
+MODERN_CLIENT = str(peers.SAMPLES / "clients" / "modern_client.py")
+
+TOOLS = ["add", "add_tool", "echo", "fail", "log_levels", "slow_count", "touch", "weather"]
+WEATHER_SCHEMA_PROPERTIES = {"city", "temperature_c", "conditions"}
+LOG_MESSAGES = {
+    level: {"data": f"{level} message from log_levels", "level": level, "logger": "log_levels"}
+    for level in ["debug", "info", "warning", "error"]
+}
+
+
+def run_client(python: str, client: str, target: list[str], scenarios: list[str]) -> dict[str, Any]:
+    cmd = [python, client, *target[:1]] if target[0].startswith("http") else [python, client]
+    for scenario in scenarios:
+        cmd += ["--scenario", scenario]
+    cmd.append("--json")
+    if not target[0].startswith("http"):
+        cmd += ["--", *target]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.stdout.strip(), f"no report (rc={proc.returncode}); stderr:\n{proc.stderr[-4000:]}"
+    report = json.loads(proc.stdout)
+    failed = {name: s["error"] for name, s in report["scenarios"].items() if not s["ok"]}
+    assert proc.returncode == 0 and report["ok"], f"rc={proc.returncode} failed={failed}\n{proc.stderr[-4000:]}"
+    assert sorted(report["scenarios"]) == sorted(scenarios)
+    return report
+
+
+@contextmanager
+def http_server(python: str, script: str, transport: str = "http", *extra: str) -> Iterator[str]:
+    port = peers.free_port()
+    with peers.running([python, script, transport, "--port", str(port), *extra], port=port, timeout=60):
+        yield f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
+
+
+def steps(report: dict[str, Any], scenario: str) -> dict[str, Any]:
+    return report["scenarios"][scenario]["steps"]
+
+
+# --- shared expectations (both eras) -------------------------------------------------------
+
+
+def check_basic_common(basic: dict[str, Any]) -> None:
+    assert basic["tools"] == TOOLS
+    schema = basic["weather_output_schema"]
+    assert schema["type"] == "object" and set(schema["properties"]) == WEATHER_SCHEMA_PROPERTIES
+    assert basic["prompts"] == ["hello", "review"]
+    assert basic["resources"] == ["memo://config", "memo://logo", "memo://readme"]
+    assert basic["templates"] == ["greeting://{name}"]
+    assert basic["echo"] == {"is_error": False, "text": ["hello"]}
+    assert basic["add"] == {"is_error": False, "text": ["5"]}
+    weather = basic["weather"]
+    assert weather["is_error"] is False
+    assert weather["structured"] == {"city": "Paris", "temperature_c": 18.5, "conditions": "cloudy"}
+    assert json.loads(weather["text"][0]) == weather["structured"]
+    assert basic["read_readme"] == [
+        {
+            "uri": "memo://readme",
+            "mime_type": "text/plain",
+            "text": "mcp-eras everything server: a small, deterministic peer for bridge tests.\n",
+        }
+    ]
+    [config] = basic["read_config"]
+    assert config["mime_type"] == "application/json"
+    assert json.loads(config["text"]) == {"name": "everything", "version": 1, "features": ["tools", "resources", "prompts"]}
+    assert basic["read_logo"] == [
+        {"uri": "memo://logo", "mime_type": "image/png", "blob_hex": "89504e470d0a1a0a0001020304050607"}
+    ]
+    assert basic["read_greeting"] == [{"uri": "greeting://world", "mime_type": "text/plain", "text": "Hello, world!"}]
+    assert basic["prompt_review"] == [{"role": "user", "text": "Please review this rust code:\n\nx = 1"}]
+    assert basic["prompt_hello"] == [{"role": "user", "text": "Say hello to the user in one short sentence."}]
+    assert basic["complete_language"] == ["python"]
+    assert basic["complete_name"] == ["alice"]
+
+
+def check_progress(progress: dict[str, Any]) -> None:
+    assert progress["result"] == {"is_error": False, "text": ["counted to 3"]}
+    assert progress["progress"] == [[1, 3, "step 1/3"], [2, 3, "step 2/3"], [3, 3, "step 3/3"]]
+
+
+def check_logging(logging: dict[str, Any]) -> None:
+    assert logging["debug_result"] == {"is_error": False, "text": ["emitted 4 log messages"]}
+    assert logging["debug_messages"] == [LOG_MESSAGES[level] for level in ["debug", "info", "warning", "error"]]
+    assert logging["warning_result"] == {"is_error": False, "text": ["emitted 2 log messages"]}
+    assert logging["warning_messages"] == [LOG_MESSAGES["warning"], LOG_MESSAGES["error"]]
+
+
+def check_subscriptions(subs: dict[str, Any]) -> None:
+    assert subs["add_tool"] == {"is_error": False, "text": ["added tool dyn_tool"]}
+    assert subs["events"] == ["resources/list_changed", "resources/updated memo://readme", "tools/list_changed"]
+    assert subs["tools_after"] == sorted([*TOOLS, "dyn_tool"])
+    assert subs["runtime_tool"] == {"is_error": False, "text": ["dyn_tool was added at runtime"]}
+
+
+def check_errors_common(errors: dict[str, Any]) -> None:
+    assert errors["fail"] == {"result": {"is_error": True, "text": ["Error executing tool fail: intentional failure"]}}
+    assert errors["unknown_tool"] == {"result": {"is_error": True, "text": ["Unknown tool: no_such_tool"]}}
+
+
+# --- legacy client <-> legacy servers --------------------------------------------------------
+
+LEGACY_ALL = ["basic", "progress", "logging", "subscriptions", "errors"]
+
+
+def check_legacy_everything(report: dict[str, Any], scenarios: list[str]) -> None:
+    assert report["client"] == "legacy"
+    assert report["protocol_version"] == "2025-11-25"
+    basic = steps(report, "basic")
+    assert basic["server"]["name"] == "legacy-everything"
+    assert basic["server"]["version"] == "0.1.0"
+    assert basic["server"]["instructions"].startswith("Test peer of the mcp-eras project.")
+    caps = basic["server"]["capabilities"]
+    assert caps["logging"] == {} and caps["completions"] == {}
+    assert caps["resources"] == {"subscribe": True, "listChanged": True}
+    assert caps["tools"] == {"listChanged": True}
+    assert basic["ping"] == {}
+    check_basic_common(basic)
+    if "progress" in scenarios:
+        check_progress(steps(report, "progress"))
+    if "logging" in scenarios:
+        check_logging(steps(report, "logging"))
+    if "subscriptions" in scenarios:
+        check_subscriptions(steps(report, "subscriptions"))
+        assert steps(report, "subscriptions")["unsubscribed"] is True
+    if "errors" in scenarios:
+        errors = steps(report, "errors")
+        assert errors["missing_resource"] == {
+            "code": -32002,
+            "message": "Resource not found",
+            "data": {"uri": "memo://missing"},
+        }
+        check_errors_common(errors)
+
+
+def test_legacy_everything_stdio(legacy_python: str) -> None:
+    report = run_client(legacy_python, LEGACY_CLIENT, [legacy_python, LEGACY_EVERYTHING], LEGACY_ALL)
+    check_legacy_everything(report, LEGACY_ALL)
+
+
+def test_legacy_everything_http(legacy_python: str) -> None:
+    with http_server(legacy_python, LEGACY_EVERYTHING) as url:
+        report = run_client(legacy_python, LEGACY_CLIENT, [url], LEGACY_ALL)
+    check_legacy_everything(report, LEGACY_ALL)
+
+
+def test_legacy_everything_sse_basic(legacy_python: str) -> None:
+    with http_server(legacy_python, LEGACY_EVERYTHING, "sse") as url:
+        report = run_client(legacy_python, LEGACY_CLIENT, [url], ["basic", "errors"])
+    check_legacy_everything(report, ["basic", "errors"])
+
+
+def test_legacy_everything_sdk_not_found(legacy_python: str) -> None:
+    """``--not-found sdk`` keeps FastMCP 1.29's own answer to an unknown resource: code 0."""
+    report = run_client(
+        legacy_python, LEGACY_CLIENT, [legacy_python, LEGACY_EVERYTHING, "--not-found", "sdk"], ["errors"]
+    )
+    assert steps(report, "errors")["missing_resource"] == {
+        "code": 0,
+        "message": "Unknown resource: memo://missing",
+        "data": None,
+    }
