@@ -1,0 +1,179 @@
+"""Direction A front, pure: validating a 2026-07-28 client frame (body and, on HTTP, headers).
+
+Every check raises ``FrameError`` carrying the JSON-RPC code and the HTTP status the 2026
+Streamable HTTP transport pins (400 + -32020/-32022/-32602, 404 + -32601).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+from bridge import eras
+from bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, NAMED_METHODS
+from bridge.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    FrameError,
+    Message,
+)
+
+SENTINEL_PREFIX = "=?base64?"
+SENTINEL_SUFFIX = "?="
+
+
+def decode_header_value(value: str) -> str:
+    """Undo the 2026 base64 sentinel (``=?base64?...?=``) used for unsafe header values."""
+    if value.startswith(SENTINEL_PREFIX) and value.endswith(SENTINEL_SUFFIX) and len(value) >= len(SENTINEL_PREFIX) + 2:
+        raw = value[len(SENTINEL_PREFIX) : -len(SENTINEL_SUFFIX)]
+        try:
+            return base64.b64decode(raw, validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            raise FrameError(HEADER_MISMATCH, "Header mismatch: invalid base64 header value") from None
+    return value
+
+
+def encode_header_value(value: str) -> str:
+    """Encode a value for ``Mcp-Name``/``Mcp-Param-*``: as is when visible ASCII, else the sentinel."""
+    safe = (
+        value != ""
+        and value == value.strip(" \t")
+        and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
+        and not (value.startswith(SENTINEL_PREFIX) and value.endswith(SENTINEL_SUFFIX))
+    )
+    if safe:
+        return value
+    return SENTINEL_PREFIX + base64.b64encode(value.encode("utf-8")).decode("ascii") + SENTINEL_SUFFIX
+
+
+def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> None:
+    """Body checks for a 2026 request (any transport)."""
+    rid = msg.get("id")
+    method = msg["method"]
+    if method in eras.REMOVED_IN_MODERN:
+        raise FrameError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in 2026-07-28)", id=rid, http_status=404)
+    if method not in eras.MODERN_CLIENT_METHODS:
+        raise FrameError(METHOD_NOT_FOUND, f"Method not found: {method}", id=rid, http_status=404)
+    params = msg.get("params")
+    if not isinstance(params, dict):
+        raise FrameError(INVALID_PARAMS, "Invalid params: params with _meta are required", id=rid)
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise FrameError(INVALID_PARAMS, "Invalid params: missing _meta", id=rid)
+    version = meta.get(META_PROTOCOL_VERSION)
+    if not isinstance(version, str):
+        raise FrameError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_PROTOCOL_VERSION!r}]", id=rid)
+    if version not in supported_versions:
+        raise FrameError(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            {"supported": list(supported_versions), "requested": version},
+            id=rid,
+        )
+    if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+        raise FrameError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_CLIENT_CAPABILITIES!r}]", id=rid)
+    info = meta.get(META_CLIENT_INFO)
+    if info is not None and not (isinstance(info, dict) and isinstance(info.get("name"), str)):
+        raise FrameError(INVALID_PARAMS, f"Invalid params: malformed _meta[{META_CLIENT_INFO!r}]", id=rid)
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in eras.LOG_LEVEL_RANK:
+        raise FrameError(INVALID_PARAMS, f"Invalid params: unknown log level {level!r}", id=rid)
+    if method in NAMED_METHODS and not isinstance(params.get(NAMED_METHODS[method]), str):
+        raise FrameError(INVALID_PARAMS, f"Invalid params: {NAMED_METHODS[method]} is required", id=rid)
+    if method == "subscriptions/listen" and not isinstance(params.get("notifications"), dict):
+        raise FrameError(INVALID_PARAMS, "Invalid params: notifications filter is required", id=rid)
+
+
+def validate_notification(msg: Message) -> None:
+    if msg["method"] != "notifications/cancelled":
+        # Unknown notifications are ignored per JSON-RPC; nothing to check.
+        return
+    params = msg.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("requestId"), (str, int)):
+        raise FrameError(INVALID_PARAMS, "Invalid params: notifications/cancelled needs requestId")
+
+
+def validate_headers(msg: Message, headers: Mapping[str, str]) -> None:
+    """2026 Streamable HTTP header/body agreement (MCP-Protocol-Version, Mcp-Method, Mcp-Name)."""
+    rid = msg.get("id")
+    meta = eras.request_meta(msg) or {}
+    body_version = meta.get(META_PROTOCOL_VERSION)
+    header_version = headers.get("mcp-protocol-version")
+    if header_version is None:
+        raise FrameError(HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version header is required", id=rid)
+    if body_version is not None and header_version != body_version:
+        raise FrameError(
+            HEADER_MISMATCH,
+            f"Header mismatch: MCP-Protocol-Version header {header_version!r} does not match body {body_version!r}",
+            id=rid,
+        )
+    header_method = headers.get("mcp-method")
+    if header_method is None:
+        raise FrameError(HEADER_MISMATCH, "Header mismatch: Mcp-Method header is required", id=rid)
+    if header_method != msg["method"]:
+        raise FrameError(
+            HEADER_MISMATCH, f"Header mismatch: Mcp-Method header {header_method!r} does not match body {msg['method']!r}", id=rid
+        )
+    field = NAMED_METHODS.get(msg["method"])
+    if field is not None:
+        body_name = (msg.get("params") or {}).get(field)
+        raw = headers.get("mcp-name")
+        if raw is None:
+            raise FrameError(HEADER_MISMATCH, "Header mismatch: Mcp-Name header is required", id=rid)
+        try:
+            header_name = decode_header_value(raw)
+        except FrameError as exc:
+            exc.id = rid
+            raise
+        if header_name != body_name:
+            raise FrameError(
+                HEADER_MISMATCH, f"Header mismatch: Mcp-Name header value {header_name!r} does not match body {body_name!r}", id=rid
+            )
+
+
+def check_param_headers(msg: Message, headers: Mapping[str, str], input_schema: Any) -> None:
+    """``Mcp-Param-*`` mirroring for tools whose input schema annotates properties with ``x-mcp-header``."""
+    if msg["method"] != "tools/call" or not isinstance(input_schema, dict):
+        return
+    rid = msg.get("id")
+    args = (msg.get("params") or {}).get("arguments") or {}
+    for prop, header_name in _x_mcp_headers(input_schema):
+        value = args.get(prop) if isinstance(args, dict) else None
+        raw = headers.get(f"mcp-param-{header_name.lower()}")
+        if value is None:
+            continue
+        if raw is None:
+            raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} header is required", id=rid)
+        decoded = decode_header_value(raw)
+        if not _param_equal(value, decoded):
+            raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} does not match argument {prop!r}", id=rid)
+
+
+def _x_mcp_headers(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return []
+    out = []
+    for name, sub in props.items():
+        if isinstance(sub, dict) and isinstance(sub.get("x-mcp-header"), str):
+            out.append((name, sub["x-mcp-header"]))
+    return out
+
+
+def _param_equal(value: Any, header: str) -> bool:
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, int):
+        try:
+            return int(header) == value
+        except ValueError:
+            return False
+    return isinstance(value, str) and value == header
+
+
+def invalid_request(message: str, rid: Any = None) -> FrameError:
+    return FrameError(INVALID_REQUEST, message, id=rid)

@@ -1,0 +1,410 @@
+"""Wires to one 2025-era server session: stdio child, Streamable HTTP (2025-03-26+), HTTP+SSE (2024-11-05).
+
+A transport moves frames and reports where each inbound frame came from: ``related`` is the
+upstream request id whose POST response stream carried it (Streamable HTTP), else None. It never
+decides what a frame means; the session layer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+
+from bridge import jsonrpc
+from bridge.core import UpstreamError
+from bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
+from bridge.upstream.process import ChildProcess
+
+log = logging.getLogger("mcp_bridge.upstream")
+
+Deliver = Callable[[Message, "RequestId | None"], Awaitable[None]]
+OnLost = Callable[[str], Awaitable[None]]
+
+
+class SessionLost(UpstreamError):
+    """The upstream forgot the session (HTTP 404) or the process died: re-initialize."""
+
+
+class LegacyTransport(ABC):
+    kind: str = "?"
+
+    def __init__(self) -> None:
+        self.deliver: Deliver | None = None
+        self.on_lost: OnLost | None = None
+
+    def bind(self, deliver: Deliver, on_lost: OnLost) -> None:
+        self.deliver = deliver
+        self.on_lost = on_lost
+
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def send(self, msg: Message) -> None: ...
+
+    def initialized(self, version: str) -> None:
+        """The handshake finished with ``version``: later HTTP requests carry it."""
+
+    def abandon(self, upstream_id: RequestId) -> None:
+        """Stop waiting for a response (after a cancel): close its response stream, if it has one."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    def describe(self) -> dict[str, Any]:
+        return {"transport": self.kind}
+
+    async def _deliver(self, msg: Message, related: RequestId | None) -> None:
+        assert self.deliver is not None
+        await self.deliver(msg, related)
+
+    async def _lost(self, why: str) -> None:
+        if self.on_lost is not None:
+            await self.on_lost(why)
+
+
+# ---------------------------------------------------------------------------------------------
+# stdio
+# ---------------------------------------------------------------------------------------------
+
+
+class StdioTransport(LegacyTransport):
+    """One child process = one legacy session. A respawned child is a new, uninitialized session."""
+
+    kind = "stdio"
+
+    def __init__(self, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
+                 inherit_env: bool = True, name: str = "upstream", max_line_bytes: int = 16 * 1024 * 1024,
+                 backoff_initial: float = 0.1, backoff_max: float = 10.0) -> None:
+        super().__init__()
+        self.child = ChildProcess(
+            argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd, inherit_env=inherit_env,
+            name=name, max_line_bytes=max_line_bytes, backoff_initial=backoff_initial, backoff_max=backoff_max,
+        )
+        self._generation = 0
+
+    async def open(self) -> None:
+        await self.child.start()
+        await self.child.wait_ready(30)
+        self._generation = self.child.generation
+
+    async def _on_message(self, msg: Message) -> None:
+        await self._deliver(msg, None)
+
+    async def _on_exit(self, code: int) -> None:
+        await self._lost(f"upstream process exited with status {code}")
+
+    async def send(self, msg: Message) -> None:
+        if self.child.generation != self._generation:
+            raise SessionLost("upstream process was restarted")
+        await self.child.send(msg)
+
+    async def close(self) -> None:
+        await self.child.aclose()
+
+    def describe(self) -> dict[str, Any]:
+        return {"transport": self.kind, "pid": self.child.pid, "restarts": self.child.restarts, "alive": self.child.alive}
+
+
+# ---------------------------------------------------------------------------------------------
+# SSE parsing
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SseEvent:
+    event: str
+    data: str
+    id: str | None
+    retry: int | None
+
+
+async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
+    event, data, eid, retry = "message", [], None, None
+    async for raw in lines:
+        line = raw.rstrip("\r")
+        if line == "":
+            if data or eid is not None:
+                yield SseEvent(event, "\n".join(data), eid, retry)
+            event, data, eid, retry = "message", [], None, None
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id":
+            eid = value
+        elif name == "retry" and value.isdigit():
+            retry = int(value)
+    if data:
+        yield SseEvent(event, "\n".join(data), eid, retry)
+
+
+def _error_for(upstream_id: RequestId, message: str, data: Any = None) -> Message:
+    return jsonrpc.error_response(upstream_id, INTERNAL_ERROR, message, data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Streamable HTTP (2025-03-26, 2025-06-18, 2025-11-25)
+# ---------------------------------------------------------------------------------------------
+
+
+class StreamableHttpTransport(LegacyTransport):
+    kind = "streamable-http"
+
+    def __init__(self, url: str, client: httpx.AsyncClient, headers: dict[str, str] | None = None,
+                 timeout: float = 300.0) -> None:
+        super().__init__()
+        self.url = url
+        self.client = client
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.session_id: str | None = None
+        self.version: str | None = None
+        self._posts: dict[RequestId, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._get_task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def _headers(self, accept: str = "application/json, text/event-stream") -> dict[str, str]:
+        h = {"Accept": accept, "Content-Type": "application/json", **self.headers}
+        if self.session_id:
+            h["Mcp-Session-Id"] = self.session_id
+        if self.version:
+            h["MCP-Protocol-Version"] = self.version
+        return h
+
+    async def open(self) -> None:
+        # (Re)initializing: forget a previous session, if any.
+        if self._get_task is not None:
+            self._get_task.cancel()
+            self._get_task = None
+        self.session_id = None
+        self.version = None
+
+    def initialized(self, version: str) -> None:
+        self.version = version
+        if self._get_task is None and self.session_id is not None:
+            self._get_task = asyncio.create_task(self._get_stream())
+
+    async def send(self, msg: Message) -> None:
+        if self._closed:
+            raise UpstreamError("transport closed")
+        if jsonrpc.is_request(msg):
+            task = asyncio.create_task(self._post_request(msg))
+            self._posts[msg["id"]] = task
+            task.add_done_callback(lambda _t, rid=msg["id"]: self._posts.pop(rid, None))
+            return
+        # Notifications and responses: the server answers 202 (or an error status).
+        try:
+            resp = await self.client.post(self.url, content=jsonrpc.dumps(msg), headers=self._headers())
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"upstream unreachable: {exc}") from None
+        if resp.status_code == 404 and self.session_id:
+            await self._lost("upstream session expired (HTTP 404)")
+            raise SessionLost("upstream session expired")
+        if resp.status_code >= 400:
+            log.warning("upstream answered %s to a %s", resp.status_code, msg.get("method", "response"))
+
+    def abandon(self, upstream_id: RequestId) -> None:
+        task = self._posts.pop(upstream_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _post_request(self, msg: Message) -> None:
+        rid = msg["id"]
+        answered = False
+        try:
+            async with self.client.stream(
+                "POST", self.url, content=jsonrpc.dumps(msg), headers=self._headers(),
+                timeout=httpx.Timeout(self.timeout, connect=10.0),
+            ) as resp:
+                if self.session_id is None and "mcp-session-id" in resp.headers:
+                    self.session_id = resp.headers["mcp-session-id"]
+                ctype = resp.headers.get("content-type", "")
+                if resp.status_code == 404 and (self.session_id and msg.get("method") != "initialize"):
+                    await resp.aread()
+                    await self._lost("upstream session expired (HTTP 404)")
+                    await self._deliver(_error_for(rid, "Upstream session expired", {"httpStatus": 404}), rid)
+                    return
+                if resp.status_code >= 400:
+                    body = (await resp.aread())[:2000]
+                    parsed = _try_json(body)
+                    if isinstance(parsed, dict) and "error" in parsed:
+                        parsed["id"] = rid
+                        await self._deliver(parsed, rid)
+                    else:
+                        data: dict[str, Any] = {"httpStatus": resp.status_code}
+                        if "www-authenticate" in resp.headers:
+                            data["wwwAuthenticate"] = resp.headers["www-authenticate"]
+                        await self._deliver(_error_for(rid, f"Upstream HTTP {resp.status_code}", data), rid)
+                    return
+                if ctype.startswith("text/event-stream"):
+                    async for ev in iter_sse(resp.aiter_lines()):
+                        if not ev.data:
+                            continue
+                        frame = _try_json(ev.data.encode())
+                        if not isinstance(frame, dict):
+                            continue
+                        if jsonrpc.is_response(frame) and frame.get("id") == rid:
+                            answered = True
+                        await self._deliver(frame, rid)
+                        if answered:
+                            break
+                elif ctype.startswith("application/json"):
+                    frame = _try_json(await resp.aread())
+                    if isinstance(frame, dict):
+                        answered = jsonrpc.is_response(frame)
+                        await self._deliver(frame, rid)
+                elif resp.status_code == 202:
+                    return
+            if not answered:
+                await self._deliver(_error_for(rid, "Upstream closed the response stream without answering"), rid)
+        except asyncio.CancelledError:
+            raise
+        except httpx.HTTPError as exc:
+            if not answered:
+                await self._deliver(_error_for(rid, f"Upstream unreachable: {exc.__class__.__name__}: {exc}"), rid)
+
+    async def _get_stream(self) -> None:
+        last_event: str | None = None
+        delay = 1.0
+        while not self._closed:
+            headers = self._headers("text/event-stream")
+            if last_event:
+                headers["Last-Event-ID"] = last_event
+            try:
+                async with self.client.stream("GET", self.url, headers=headers, timeout=httpx.Timeout(None, connect=10.0)) as resp:
+                    if resp.status_code == 405:
+                        return
+                    if resp.status_code == 404:
+                        await self._lost("upstream session expired (HTTP 404 on GET)")
+                        return
+                    if resp.status_code >= 400:
+                        await resp.aread()
+                        raise httpx.HTTPStatusError("GET stream refused", request=resp.request, response=resp)
+                    async for ev in iter_sse(resp.aiter_lines()):
+                        if ev.retry is not None:
+                            delay = ev.retry / 1000
+                        if ev.id:
+                            last_event = ev.id
+                        frame = _try_json(ev.data.encode()) if ev.data else None
+                        if isinstance(frame, dict):
+                            await self._deliver(frame, None)
+            except asyncio.CancelledError:
+                raise
+            except httpx.HTTPError as exc:
+                log.debug("upstream GET stream ended: %s", exc)
+            await asyncio.sleep(delay)
+
+    async def close(self) -> None:
+        self._closed = True
+        tasks = list(self._posts.values()) + ([self._get_task] if self._get_task else [])
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(BaseException):
+                await t
+        if self.session_id:
+            with contextlib.suppress(Exception):
+                await self.client.delete(self.url, headers=self._headers(), timeout=5.0)
+
+    def describe(self) -> dict[str, Any]:
+        return {"transport": self.kind, "url": self.url, "session": bool(self.session_id), "version": self.version}
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP+SSE (2024-11-05, deprecated but widely deployed)
+# ---------------------------------------------------------------------------------------------
+
+
+class SseTransport(LegacyTransport):
+    kind = "http+sse"
+
+    def __init__(self, url: str, client: httpx.AsyncClient, headers: dict[str, str] | None = None,
+                 timeout: float = 30.0) -> None:
+        super().__init__()
+        self.url = url
+        self.client = client
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.endpoint: str | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def open(self) -> None:
+        ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.create_task(self._read(ready))
+        try:
+            self.endpoint = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
+        except TimeoutError:
+            self._reader.cancel()
+            raise UpstreamError("HTTP+SSE upstream sent no endpoint event") from None
+
+    async def _read(self, ready: asyncio.Future[str]) -> None:
+        try:
+            async with self.client.stream(
+                "GET", self.url, headers={"Accept": "text/event-stream", **self.headers}, timeout=httpx.Timeout(None, connect=10.0)
+            ) as resp:
+                if resp.status_code != 200:
+                    raise UpstreamError(f"HTTP+SSE upstream answered {resp.status_code}")
+                async for ev in iter_sse(resp.aiter_lines()):
+                    if ev.event == "endpoint":
+                        if not ready.done():
+                            ready.set_result(urljoin(self.url, ev.data.strip()))
+                        continue
+                    frame = _try_json(ev.data.encode()) if ev.data else None
+                    if isinstance(frame, dict):
+                        await self._deliver(frame, None)
+        except asyncio.CancelledError:
+            raise
+        except (httpx.HTTPError, UpstreamError) as exc:
+            if not ready.done():
+                ready.set_exception(UpstreamError(str(exc)))
+                return
+        if not self._closed:
+            await self._lost("HTTP+SSE stream ended")
+
+    async def send(self, msg: Message) -> None:
+        if self.endpoint is None or self._closed:
+            raise UpstreamError("HTTP+SSE transport not open")
+        try:
+            resp = await self.client.post(
+                self.endpoint, content=jsonrpc.dumps(msg), headers={"Content-Type": "application/json", **self.headers}
+            )
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"upstream unreachable: {exc}") from None
+        if resp.status_code == 404:
+            await self._lost("HTTP+SSE session unknown (404)")
+            raise SessionLost("HTTP+SSE session unknown")
+        if resp.status_code >= 400:
+            raise UpstreamError(f"HTTP+SSE upstream answered {resp.status_code}")
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader
+
+    def describe(self) -> dict[str, Any]:
+        return {"transport": self.kind, "url": self.url}
+
+
+def _try_json(data: bytes) -> Any:
+    try:
+        return jsonrpc.loads(data)
+    except Exception:  # noqa: BLE001
+        return None
