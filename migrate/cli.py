@@ -1,11 +1,195 @@
-"""mcp-migrate command line (typer)."""
+"""mcp-migrate command line (typer).
+
+    mcp-migrate ./src            rewrite in place, then print a summary
+    mcp-migrate ./src --diff     print unified diffs, write nothing (exit 1 if anything would change)
+    mcp-migrate check ./src      report only (exit 0 clean, 1 findings, 2 nothing readable)
+
+``main()`` routes a bare path to the ``fix`` command so that both spellings work as written.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
-app = typer.Typer(add_completion=False, help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")
+from migrate import engine, report
+from migrate.config import Config, dirty_files, load_config
+from migrate.discover import discover
+from migrate.model import FileResult
+from migrate.rules import catalogue, select_rules, unknown_tokens
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")
+COMMANDS = ("fix", "check", "rules")
 
 
-def main() -> None:
-    app()
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+
+
+PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories to migrate.")]
+SelectOpt = Annotated[list[str] | None, typer.Option("--select", help="Rule IDs, ID prefixes or slugs (comma-separated).")]
+IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", help="Rule IDs, ID prefixes or slugs to skip.")]
+SafeOpt = Annotated[bool, typer.Option("--safe-only", help="Apply only safe fixes; review-class sites are reported.")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")]
+ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Glob of paths to skip (repeatable).")]
+FormatOpt = Annotated[Format, typer.Option("--format", help="Report format.")]
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")]
+BaselineOpt = Annotated[Path | None, typer.Option("--baseline", help="JSON report whose findings are suppressed.")]
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
+
+
+def _progress_printer(enabled: bool) -> object:
+    state = {"last": 0.0}
+
+    def show(done: int, total: int) -> None:
+        if not enabled or total < 50:
+            return
+        now = time.monotonic()
+        if done == total or now - state["last"] > 0.2:
+            state["last"] = now
+            end = "\n" if done == total else ""
+            sys.stderr.write(f"\rmcp-migrate: {done}/{total} files{end}")
+            sys.stderr.flush()
+
+    return show
+
+
+def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: list[str] | None, safe_only: bool,
+             jobs: int | None, exclude: list[str] | None, fmt: Format, output: Path | None,
+             baseline: Path | None, allow_dirty: bool = False) -> int:
+    config, warning = load_config(paths)
+    if warning:
+        engine.log(f"mcp-migrate: warning: {warning}")
+    chosen_select = _split(select) or config.select
+    chosen_ignore = _split(ignore) + config.ignore
+    bad = unknown_tokens(chosen_select + chosen_ignore)
+    if bad:
+        engine.log(f"mcp-migrate: unknown rule selector(s): {', '.join(bad)}")
+        return 2
+    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), safe_only or config.safe_only)
+    found = discover(paths, _split(exclude) + config.exclude)
+    if not found.files:
+        engine.log("mcp-migrate: nothing readable under " + ", ".join(str(p) for p in paths))
+        for path, why in found.skipped:
+            engine.log(f"  skipped {path}: {why}")
+        return 2
+    results = engine.run(found.files, options, jobs or config.jobs or 1, _progress_printer(True))  # type: ignore[arg-type]
+    if baseline is not None:
+        report.apply_baseline(results, report.load_baseline(baseline))
+    if mode == "fix":
+        _guard_dirty(results, paths, allow_dirty)
+        engine.write_results(results)
+    readable = [r for r in results if not r.skipped or r.findings]
+    _emit(results, mode, found.skipped, fmt, output)
+    if not readable:
+        return 2
+    if mode == "diff":
+        return 1 if any(r.changed for r in results) else 0
+    if mode == "check":
+        return 1 if any(r.findings for r in results) or any(r.changed for r in results) else 0
+    return 1 if any(r.skipped and r.kind == "python" and "parse" not in r.skipped and "binary" not in r.skipped
+                    and "uncommitted" not in r.skipped for r in results) else 0
+
+
+def _guard_dirty(results: list[FileResult], paths: list[Path], allow_dirty: bool) -> None:
+    if allow_dirty or not any(r.changed for r in results):
+        return
+    dirty = dirty_files(paths)
+    if not dirty:
+        return
+    for r in results:
+        if r.changed and Path(r.path).resolve() in dirty:
+            r.changed = False
+            r.new_bytes = None
+            r.skipped = "uncommitted changes (commit or stash them, or pass --allow-dirty)"
+
+
+def _emit(results: list[FileResult], mode: str, skipped: list[tuple[str, str]], fmt: Format,
+          output: Path | None) -> None:
+    if fmt is Format.json:
+        text = json.dumps(report.to_json(results, mode, skipped), indent=2) + "\n"
+    elif fmt is Format.sarif:
+        text = json.dumps(report.to_sarif(results, skipped), indent=2) + "\n"
+    else:
+        text = ""
+        if mode == "diff":
+            text = "".join(report.unified_diff(r) for r in results)
+        summary = report.to_text(results, mode, skipped)
+        if output is None and mode == "diff":
+            sys.stdout.write(text)
+            sys.stderr.write(summary)
+            return
+        text += summary
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+@app.command("fix")
+def fix_command(
+    paths: PathsArg,
+    diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs and write nothing.")] = False,
+    allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Rewrite files with uncommitted changes.")] = False,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    safe_only: SafeOpt = False,
+    jobs: JobsOpt = None,
+    exclude: ExcludeOpt = None,
+    fmt: FormatOpt = Format.text,
+    output: OutputOpt = None,
+    baseline: BaselineOpt = None,
+) -> None:
+    """Rewrite files in place (the default command: `mcp-migrate PATH`)."""
+    code = _execute("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline,
+                    allow_dirty)
+    raise typer.Exit(code)
+
+
+@app.command("check")
+def check_command(
+    paths: PathsArg,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    safe_only: SafeOpt = False,
+    jobs: JobsOpt = None,
+    exclude: ExcludeOpt = None,
+    fmt: FormatOpt = Format.text,
+    output: OutputOpt = None,
+    baseline: BaselineOpt = None,
+) -> None:
+    """Report only, write nothing: exit 0 clean, 1 findings, 2 nothing readable."""
+    raise typer.Exit(_execute("check", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline))
+
+
+@app.command("rules")
+def rules_command() -> None:
+    """List the rule catalogue (ID, slug, kind, fix safety)."""
+    for meta in catalogue().values():
+        typer.echo(f"{meta.id}  {meta.slug:40} {meta.kind!s:9} {meta.safety!s:12} {meta.summary}")
+
+
+def route(argv: list[str]) -> list[str]:
+    """Insert the implicit ``fix`` command in front of a bare path."""
+    if argv and argv[0] not in COMMANDS and argv[0] not in ("--help", "-h"):
+        return ["fix", *argv]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> None:
+    app(args=route(list(sys.argv[1:] if argv is None else argv)), prog_name="mcp-migrate")
+
+
+__all__ = ["Config", "app", "main", "route"]

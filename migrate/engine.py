@@ -1,0 +1,273 @@
+"""Phase 2: transform files (in parallel) with the project index as read-only context.
+
+Never make it worse: a file that does not decode or parse, or whose transform raises, or whose
+output would not parse and ``compile()``, is left byte-for-byte untouched and named in the
+result. Encoding, BOM and line endings are preserved because libcst round-trips the source text
+exactly outside the edited nodes.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import os
+import sys
+import tokenize
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from migrate.index import ProjectIndex, index_file, module_name
+from migrate.model import FileResult, Finding
+from migrate.rules import all_rules
+from migrate.rules.base import FileContext, RuleTransformer, ignore_table
+from migrate.rules.manifest_base import ManifestContext, ManifestRule
+
+SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
+
+
+@dataclass(frozen=True)
+class Options:
+    rules: tuple[str, ...]
+    safe_only: bool = False
+
+
+@dataclass
+class Decoded:
+    text: str
+    encoding: str
+    bom: bool
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode Python source honouring a BOM and a PEP 263 coding cookie."""
+    if b"\x00" in data:
+        raise ValueError("binary file")
+    bom = data.startswith(codecs.BOM_UTF8)
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    body = data[len(codecs.BOM_UTF8):] if bom else data
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return Decoded(body.decode(encoding), encoding, bom)
+
+
+def encode(decoded: Decoded, text: str) -> bytes:
+    return (codecs.BOM_UTF8 if decoded.bom else b"") + text.encode(decoded.encoding)
+
+
+# ------------------------------------------------------------------------------------ guards
+def _imports(tree: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def guard_reason(code: str) -> tuple[str, str] | None:
+    """G1 (standalone ``fastmcp`` package) and G10 (dual-version shim): leave such files alone."""
+    if "fastmcp" not in code and "mcpserver" not in code and "__version__" not in code:
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    imported = _imports(tree)
+    if any(name == "fastmcp" or name.startswith("fastmcp.") for name in imported):
+        return ("G1", "uses the standalone `fastmcp` package (its own `mcp` range applies); not SDK code, left alone")
+    v1 = any(n.startswith("mcp.server.fastmcp") or n == "mcp.server.FastMCP" for n in imported)
+    v2 = any(n.startswith("mcp.server.mcpserver") for n in imported)
+    if v1 and v2:
+        return ("G10", "already supports both SDK majors (v1 and v2 imports side by side); left alone")
+    if v1 and ("mcp.__version__" in code or 'version("mcp")' in code or "version('mcp')" in code):
+        return ("G10", "branches on the installed `mcp` version (dual-version shim); left alone")
+    return None
+
+
+# ------------------------------------------------------------------------------------ python
+def transform_python(path: str, code: str, options: Options, index: ProjectIndex,
+                     module: str | None = None) -> tuple[str, list[Finding], str | None]:
+    """Apply the selected Python rules to ``code``. Returns (new code, findings, failure)."""
+    findings: list[Finding] = []
+    guard = guard_reason(code)
+    if guard:
+        rule, reason = guard
+        findings.append(Finding(rule, rule, path, 1, 1, reason, "skipped", "report-only"))
+        return code, findings, None
+    try:
+        tree = cst.parse_module(code)
+    except cst.ParserSyntaxError as exc:
+        return code, findings, f"does not parse: {str(exc).splitlines()[0]} (line {exc.raw_line})"
+    selected = set(options.rules)
+    modname = module or Path(path).stem
+    current = code
+    for rule in all_rules():
+        if rule.META.id not in selected or not issubclass(rule, RuleTransformer) or not rule.wants(current):
+            continue
+        ctx = FileContext(path, modname, current, index, options.safe_only, [], ignore_table(current))
+        try:
+            wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+            tree = wrapper.visit(rule(ctx))
+        except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
+            return code, findings, f"transform failed in {rule.META.id}: {type(exc).__name__}: {exc}"
+        findings.extend(ctx.findings)
+        current = tree.code
+    if current != code:
+        try:
+            compile(current, path, "exec", dont_inherit=True)
+            cst.parse_module(current)
+        except (SyntaxError, ValueError, cst.ParserSyntaxError) as exc:
+            return code, findings, f"output would not compile ({exc}); left untouched"
+    return current, findings, None
+
+
+def transform_manifest(path: str, kind: str, text: str, options: Options,
+                       project_imports: frozenset[str]) -> tuple[str, list[Finding], str | None]:
+    selected = set(options.rules)
+    ctx = ManifestContext(path, kind, options.safe_only, [], project_imports)
+    current = text
+    for rule in all_rules():
+        if rule.META.id not in selected or not issubclass(rule, ManifestRule) or kind not in rule.KINDS:
+            continue
+        try:
+            current = rule().apply(ctx, current)
+        except ValueError as exc:
+            return text, ctx.findings, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a manifest rule failure leaves the file untouched
+            return text, ctx.findings, f"transform failed in {rule.META.id}: {type(exc).__name__}: {exc}"
+    return current, ctx.findings, None
+
+
+# ------------------------------------------------------------------------------------ per file
+@dataclass
+class Job:
+    path: str
+    kind: str
+    module: str
+
+
+@dataclass
+class Shared:
+    options: Options
+    index: ProjectIndex
+    project_imports: frozenset[str] = field(default_factory=frozenset)
+
+
+_SHARED: Shared | None = None
+
+
+def _init_worker(shared: Shared) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def process(job: Job, shared: Shared | None = None) -> FileResult:
+    shared = shared or _SHARED
+    assert shared is not None
+    result = FileResult(job.path, job.kind)
+    try:
+        data = Path(job.path).read_bytes()
+    except OSError as exc:
+        result.skipped = f"unreadable: {exc.strerror or exc}"
+        return result
+    try:
+        decoded = decode(data) if job.kind == "python" else Decoded(data.decode("utf-8"), "utf-8", False)
+        if job.kind != "python" and "\x00" in decoded.text:
+            raise ValueError("binary file")
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        result.skipped = f"undecodable: {exc}"
+        return result
+    except ValueError as exc:
+        result.skipped = str(exc)
+        return result
+    if job.kind == "python":
+        new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index, job.module)
+    else:
+        new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
+                                                    shared.project_imports)
+    result.findings = findings
+    if failure:
+        result.skipped = failure
+        return result
+    result.markers = sum(1 for f in findings if f.status in ("review", "manual"))
+    if new != decoded.text:
+        result.changed = True
+        result.original_text = decoded.text
+        result.new_text = new
+        result.new_bytes = encode(decoded, new)
+    return result
+
+
+# ------------------------------------------------------------------------------------ project
+def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, frozenset[str], dict[str, str]]:
+    index = ProjectIndex()
+    imports: set[str] = set()
+    modules: dict[str, str] = {}
+    for path, kind in files:
+        if kind != "python":
+            continue
+        modules[str(path)] = module_name(path.absolute())
+        try:
+            data = path.read_bytes()
+            if b"\x00" in data:
+                continue
+            code = decode(data).text
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
+            continue
+        index_file(index, path, code)
+        for line in code.splitlines():
+            stripped = line.lstrip()
+            if stripped.startswith(("import ", "from ")):
+                word = stripped.split()[1] if len(stripped.split()) > 1 else ""
+                if word and not word.startswith("."):
+                    imports.add(word.split(".")[0].rstrip(","))
+    return index, frozenset(imports), modules
+
+
+def run(files: list[tuple[Path, str]], options: Options, jobs: int = 1,
+        progress: Callable[[int, int], None] | None = None) -> list[FileResult]:
+    index, imports, modules = build_index(files)
+    shared = Shared(options, index, imports)
+    work = [Job(str(path), kind, modules.get(str(path), path.stem)) for path, kind in files]
+    results: list[FileResult] = []
+    total = len(work)
+    if jobs <= 1 or total < 8:
+        for n, job in enumerate(work, start=1):
+            results.append(process(job, shared))
+            if progress:
+                progress(n, total)
+        return results
+    workers = min(jobs, os.cpu_count() or 1, total)
+    chunk = max(1, min(64, total // (workers * 8) or 1))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(shared,)) as pool:
+        for n, result in enumerate(pool.map(process, work, chunksize=chunk), start=1):
+            results.append(result)
+            if progress:
+                progress(n, total)
+    return results
+
+
+def write_results(results: list[FileResult]) -> list[FileResult]:
+    """Write every changed file in place (binary: exact bytes, line endings untouched)."""
+    failed: list[FileResult] = []
+    for result in results:
+        if result.changed and result.new_bytes is not None:
+            try:
+                Path(result.path).write_bytes(result.new_bytes)
+            except OSError as exc:
+                result.skipped = f"could not write: {exc.strerror or exc}"
+                result.changed = False
+                failed.append(result)
+    return failed
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr)

@@ -1,0 +1,221 @@
+"""Phase 1: a whole-project index built with the stdlib ``ast`` parser (fast, read-only).
+
+It records where MCP servers are constructed (with the transport keyword arguments that v2
+moved to the start methods), where ``settings.<field>`` is mutated, and every start site
+(``run``/``*_app``/``run_*_async``), resolving imported names across modules so that a server
+built in ``server.py`` and started in ``main.py`` is recognised as the same instance.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SERVER_CLASSES = frozenset(
+    {
+        "mcp.server.fastmcp.FastMCP",
+        "mcp.server.fastmcp.server.FastMCP",
+        "mcp.server.FastMCP",
+    }
+)
+TRANSPORT_KWARGS = (
+    "host",
+    "port",
+    "sse_path",
+    "message_path",
+    "streamable_http_path",
+    "json_response",
+    "stateless_http",
+    "max_request_body_size",
+    "event_store",
+    "retry_interval",
+    "transport_security",
+)
+START_METHODS = {
+    "run": None,
+    "run_sse_async": "sse",
+    "run_streamable_http_async": "streamable-http",
+    "run_stdio_async": "stdio",
+    "sse_app": "sse-app",
+    "streamable_http_app": "streamable-app",
+}
+
+
+@dataclass
+class ServerCtor:
+    key: str
+    path: str
+    line: int
+    kwargs: dict[str, str] = field(default_factory=dict)
+    literal: dict[str, bool] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)  # settings.<field> = value writes
+
+
+@dataclass
+class StartSite:
+    key: str
+    path: str
+    line: int
+    method: str
+    transport: str | None  # literal transport, "stdio" by default, None when dynamic
+
+
+@dataclass
+class ProjectIndex:
+    servers: dict[str, ServerCtor] = field(default_factory=dict)
+    sites: dict[str, list[StartSite]] = field(default_factory=dict)
+
+    def sites_for(self, key: str) -> list[StartSite]:
+        return self.sites.get(key, [])
+
+    def server_at(self, path: str, line: int) -> ServerCtor | None:
+        for ctor in self.servers.values():
+            if ctor.path == path and ctor.line == line:
+                return ctor
+        return None
+
+
+def module_name(path: Path) -> str:
+    """Dotted module name of ``path``, climbing parents while they are packages."""
+    parts = [path.stem] if path.stem != "__init__" else []
+    parent = path.parent
+    while (parent / "__init__.py").exists() and parent != parent.parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts) or path.stem
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, index: ProjectIndex, path: str, module: str, is_package: bool, code: str) -> None:
+        self.code = code
+        self.index = index
+        self.path = path
+        self.module = module
+        self.is_package = is_package
+        self.names: dict[str, str] = {}
+        self.scopes: list[tuple[str, dict[str, str]]] = []
+
+    # -- names
+    def _bind(self, local: str, target: str) -> None:
+        (self.scopes[-1][1] if self.scopes else self.names)[local] = target
+
+    def resolve(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            for _, table in reversed(self.scopes):
+                if node.id in table:
+                    return table[node.id]
+            return self.names.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self._bind(alias.asname, alias.name)
+            else:
+                head = alias.name.split(".")[0]
+                self._bind(head, head)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            if self.is_package:
+                base_parts = self.module.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)] if node.level > 1 else base_parts
+            else:
+                base_parts = self.module.split(".")[: -node.level]
+            module = ".".join([*base_parts, node.module] if node.module else base_parts)
+        else:
+            module = node.module or ""
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            self._bind(alias.asname or alias.name, f"{module}.{alias.name}")
+
+    def _scope_key(self, var: str) -> str:
+        if self.scopes:
+            return f"{self.module}.{self.scopes[-1][0]}.<locals>.{var}"
+        return f"{self.module}.{var}"
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        prefix = self.scopes[-1][0] + ".<locals>." if self.scopes else ""
+        self.scopes.append((prefix + node.name, {}))
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+            if self.resolve(node.value.func) in SERVER_CLASSES:
+                key = self._scope_key(target.id)
+                ctor = ServerCtor(key, self.path, node.value.lineno)
+                for kw in node.value.keywords:
+                    if kw.arg in TRANSPORT_KWARGS:
+                        ctor.kwargs[kw.arg] = ast.get_source_segment(self.code, kw.value) or ast.unparse(kw.value)
+                        ctor.literal[kw.arg] = _is_literal(kw.value)
+                self.index.servers[key] = ctor
+                self._bind(target.id, key)
+            return
+        # <server>.settings.<field> = value
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "settings"
+            and target.attr in TRANSPORT_KWARGS
+        ):
+            key = self.resolve(target.value.value)
+            if key and key in self.index.servers:
+                source = ast.get_source_segment(self.code, node.value) or ast.unparse(node.value)
+                self.index.servers[key].settings[target.attr] = source
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in START_METHODS:
+            return
+        key = self.resolve(func.value)
+        if not key:
+            return
+        transport = START_METHODS[func.attr]
+        if func.attr == "run":
+            arg: ast.expr | None = node.args[0] if node.args else None
+            for kw in node.keywords:
+                if kw.arg == "transport":
+                    arg = kw.value
+            if arg is None:
+                transport = "stdio"
+            elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                transport = arg.value
+            else:
+                transport = None
+        self.index.sites.setdefault(key, []).append(StartSite(key, self.path, node.lineno, func.attr, transport))
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+INDEX_TRIGGERS = ("FastMCP", ".run(", "_app(", "run_sse_async", "run_streamable_http_async", ".settings.")
+
+
+def index_file(index: ProjectIndex, path: Path, code: str) -> None:
+    if not any(t in code for t in INDEX_TRIGGERS):
+        return
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return
+    collector = _Collector(index, str(path), module_name(path.absolute()), path.name == "__init__.py", code)
+    collector.visit(tree)

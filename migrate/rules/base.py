@@ -1,0 +1,231 @@
+"""Base classes shared by every rule module.
+
+A Python rule is a libcst transformer run over one file. It resolves names through
+``QualifiedNameProvider`` (never by matching text), reports every site through ``report()`` and
+lets the base class attach the ``# TODO(mcp-migrate MCPxxx): ...`` marker to the enclosing
+statement. A manifest rule edits dependency manifests (TOML, requirements, setup.cfg).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import libcst as cst
+from libcst.metadata import (
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedName,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+)
+
+from migrate.index import ProjectIndex
+from migrate.model import Finding, RuleMeta, Safety
+
+IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]")
+MARKER_PREFIX = "# TODO(mcp-migrate "
+
+
+def ignore_table(code: str) -> dict[int, set[str]]:
+    """Line number -> rule IDs/slugs named by an inline ``# mcp-migrate: ignore[...]`` comment."""
+    table: dict[int, set[str]] = {}
+    if "mcp-migrate:" not in code:
+        return table
+    for number, line in enumerate(code.splitlines(), start=1):
+        match = IGNORE_RE.search(line)
+        if match:
+            table[number] = {part.strip() for part in match.group(1).split(",") if part.strip()}
+    return table
+
+
+@dataclass
+class FileContext:
+    """Everything a rule may know about the file it transforms."""
+
+    path: str
+    module: str
+    code: str
+    index: ProjectIndex
+    safe_only: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    ignores: dict[int, set[str]] = field(default_factory=dict)
+
+
+def dotted(node: cst.BaseExpression | None) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def build_dotted(text: str) -> cst.Name | cst.Attribute:
+    parts = text.split(".")
+    expr: cst.Name | cst.Attribute = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+class RuleTransformer(cst.CSTTransformer):
+    """Base of every Python rule. Subclasses set ``META`` and may set ``TRIGGERS``.
+
+    ``TRIGGERS`` are plain substrings; a file containing none of them is not parsed for this
+    rule at all (the cheap pre-filter that keeps large trees fast).
+    """
+
+    META: ClassVar[RuleMeta]
+    TRIGGERS: ClassVar[tuple[str, ...]] = ()
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider)
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self._stmt_stack: list[cst.CSTNode] = []
+        self._pending: dict[int, list[str]] = {}
+
+    # ---------------------------------------------------------------- applicability
+    @classmethod
+    def wants(cls, code: str) -> bool:
+        return not cls.TRIGGERS or any(t in code for t in cls.TRIGGERS)
+
+    @property
+    def can_fix(self) -> bool:
+        """False when ``--safe-only`` forbids this rule's (review-class) edits."""
+        return self.META.safety is Safety.SAFE or (self.META.safety is Safety.REVIEW and not self.ctx.safe_only)
+
+    # ---------------------------------------------------------------- name resolution
+    def qnames(self, node: cst.CSTNode) -> set[str]:
+        """Imported qualified names of ``node`` (locals and builtins excluded)."""
+        found: Iterable[QualifiedName] = self.get_metadata(QualifiedNameProvider, node, set())
+        return {q.name for q in found if q.source is QualifiedNameSource.IMPORT}
+
+    def resolves_to(self, node: cst.CSTNode, names: Iterable[str]) -> bool:
+        wanted = set(names)
+        return bool(self.qnames(node) & wanted)
+
+    def line_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        try:
+            pos = self.get_metadata(PositionProvider, node)
+        except KeyError:
+            return (0, 0)
+        return (pos.start.line, pos.start.column + 1)
+
+    # ---------------------------------------------------------------- reporting
+    def _ignored(self, node: cst.CSTNode) -> bool:
+        if not self.ctx.ignores:
+            return False
+        keys = {self.META.id, self.META.slug}
+        lines: set[int] = set()
+        for target in (node, *(self._stmt_stack[-1:])):
+            try:
+                pos = self.get_metadata(PositionProvider, target)
+            except KeyError:
+                continue
+            lines.update(range(pos.start.line - 1, pos.end.line + 1))
+        return any(keys & self.ctx.ignores.get(line, set()) for line in lines)
+
+    def report(self, node: cst.CSTNode, message: str, *, fixed: bool, review: bool = False) -> bool:
+        """Record a site. Returns False when an inline ignore comment covers it (do not edit).
+
+        ``fixed`` says the caller is about to rewrite the site; ``review`` asks for a marker
+        even so (AUTO+NOTE). Unfixed sites always get a marker.
+        """
+        if self._ignored(node):
+            return False
+        line, column = self.line_of(node)
+        status = "review" if fixed and review else ("fixed" if fixed else "manual")
+        if status != "fixed" and self._stmt_stack:
+            pending = self._pending.get(id(self._stmt_stack[-1]), [])
+            if any(note.startswith(f"{MARKER_PREFIX}{self.META.id})") for note in pending):
+                return True  # one marker and one report entry per statement
+        self.ctx.findings.append(
+            Finding(self.META.id, self.META.slug, self.ctx.path, line, column, message, status,
+                    str(self.META.safety))
+        )
+        if status != "fixed" and self._stmt_stack:
+            key = id(self._stmt_stack[-1])
+            notes = self._pending.setdefault(key, [])
+            text = f"{MARKER_PREFIX}{self.META.id}): {message}"
+            if text not in notes:
+                notes.append(text)
+        return True
+
+    # ---------------------------------------------------------------- marker plumbing
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, STATEMENT_TYPES):
+            self._stmt_stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, STATEMENT_TYPES):
+            self._stmt_stack.pop()
+            notes = self._pending.pop(id(original_node), None)
+            if notes:
+                result = self._attach(result, notes)
+        return result
+
+    def _attach(self, result: Any, notes: list[str]) -> Any:
+        if isinstance(result, cst.FlattenSentinel):
+            nodes = list(result.nodes)
+            if nodes:
+                nodes[0] = self._attach(nodes[0], notes)
+            return cst.FlattenSentinel(nodes)
+        if not hasattr(result, "leading_lines"):
+            return result
+        existing = {line.comment.value.split(":", 1)[0] for line in result.leading_lines if line.comment is not None}
+        fresh = [n for n in notes if n.split(":", 1)[0] not in existing]
+        if not fresh:
+            return result
+        lines = [*result.leading_lines, *(cst.EmptyLine(comment=cst.Comment(note)) for note in fresh)]
+        return result.with_changes(leading_lines=lines)
+
+
+class Detector(RuleTransformer):
+    """A report-only rule: every node whose imported qualified name is in ``NAMES`` (or starts
+    with one of ``PREFIXES``) gets a marker and a report entry; nothing is rewritten."""
+
+    NAMES: ClassVar[frozenset[str]] = frozenset()
+    PREFIXES: ClassVar[tuple[str, ...]] = ()
+    MESSAGE: ClassVar[str] = ""
+
+    def _matches(self, node: cst.CSTNode) -> bool:
+        for name in self.qnames(node):
+            if name in self.NAMES or any(name == p or name.startswith(p + ".") for p in self.PREFIXES):
+                return True
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            name = dotted(alias.name) or ""
+            if name in self.NAMES or any(name == p or name.startswith(p + ".") for p in self.PREFIXES):
+                self.report(node, self.MESSAGE, fixed=False)
+                break
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        module = dotted(node.module) or ""
+        names = [] if isinstance(node.names, cst.ImportStar) else [dotted(a.name) or "" for a in node.names]
+        full = [f"{module}.{n}" for n in names] + [module]
+        if any(f in self.NAMES or any(f == p or f.startswith(p + ".") for p in self.PREFIXES) for f in full):
+            self.report(node, self.MESSAGE, fixed=False)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self._matches(node):
+            self.report(node, self.MESSAGE, fixed=False)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self._matches(node):
+            self.report(node, self.MESSAGE, fixed=False)
+            return False
+        return True

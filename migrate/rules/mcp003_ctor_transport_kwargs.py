@@ -1,0 +1,189 @@
+"""MCP003 ctor-transport-kwargs: transport kwargs move from the constructor to the start sites.
+
+The whole-project index (phase 1) knows every construction and every start site of a server
+instance, across modules. Both ends of the move are decided by the same pure ``plan()`` so
+that the constructor file and the start-site files agree without seeing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from migrate.index import ProjectIndex, ServerCtor, StartSite
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import RuleTransformer
+from migrate.rules.sdk import SERVER_CLASS
+
+ANCHOR = "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"
+SSE = ("host", "port", "sse_path", "message_path", "max_request_body_size", "transport_security")
+HTTP = (
+    "host", "port", "streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
+    "max_request_body_size", "transport_security",
+)
+COMMON = ("host", "port", "max_request_body_size", "transport_security")
+DESTINATIONS: dict[str | None, tuple[str, ...]] = {
+    "sse": SSE,
+    "streamable-http": HTTP,
+    "sse-app": tuple(k for k in SSE if k != "port"),
+    "streamable-app": tuple(k for k in HTTP if k != "port"),
+    "stdio": (),
+}
+
+
+@dataclass
+class Plan:
+    movable: bool
+    reason: str = ""
+    review: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+def site_kwargs(site: StartSite, kwargs: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(kwargs passed unconditionally, kwargs passed only for streamable HTTP) at ``site``."""
+    if site.transport is None:  # dynamic transport expression
+        common = {k: v for k, v in kwargs.items() if k in COMMON}
+        http_only = {k: v for k, v in kwargs.items() if k not in COMMON and k in HTTP}
+        return common, http_only
+    wanted = DESTINATIONS.get(site.transport, ())
+    return {k: v for k, v in kwargs.items() if k in wanted}, {}
+
+
+def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
+    sites = index.sites_for(ctor.key)
+    if not ctor.kwargs:
+        return Plan(False, "nothing to move")
+    if not sites:
+        return Plan(False, "no start site (run()/*_app()/run_*_async()) found for this server; pass "
+                           f"{', '.join(ctor.kwargs)} there (v2 rejects them here)")
+    result = Plan(True)
+    used: set[str] = set()
+    for site in sites:
+        if site.path != ctor.path and not all(ctor.literal[k] for k in ctor.kwargs):
+            return Plan(False, f"started in another module ({site.path}) with non-literal values; move "
+                               f"{', '.join(ctor.kwargs)} to that call by hand")
+        if site.path != ctor.path:
+            result.review.append(f"moved to the start site in {site.path}")
+        if site.transport is None:
+            result.review.append("dynamic transport: streamable-only options are passed conditionally")
+        common, extra = site_kwargs(site, ctor.kwargs)
+        used.update(common)
+        used.update(extra)
+    result.dropped = [k for k in ctor.kwargs if k not in used]
+    return result
+
+
+def value_expr(name: str, source: str, literal: bool) -> cst.BaseExpression:
+    expr = cst.parse_expression(source)
+    if name == "port" and not literal and ("getenv" in source or "environ" in source):
+        expr = cst.Call(func=cst.Name("int"), args=[cst.Arg(expr)])
+    return expr
+
+
+class Rule(RuleTransformer):
+    META = RuleMeta(
+        "MCP003", "ctor-transport-kwargs", Kind.REQUIRED, Safety.REVIEW,
+        "Transport kwargs move from the server constructor to run()/*_app()/run_*_async()", ANCHOR,
+    )
+    TRIGGERS = ("run", "_app", "MCPServer", "FastMCP")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if self.resolves_to(original_node.func, SERVER_CLASS):
+            return self._constructor(original_node, updated_node)
+        func = original_node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in DESTINATIONS_BY_METHOD:
+            return self._site(original_node, updated_node)
+        return updated_node
+
+    # ------------------------------------------------------------------ constructor end
+    def _constructor(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        present = [a.keyword.value for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
+        if not present:
+            return updated
+        line, _ = self.line_of(original)
+        ctor = self.ctx.index.server_at(self.ctx.path, line)
+        if ctor is None:
+            self.report(original, f"move {', '.join(present)} to run()/streamable_http_app()/sse_app(): the "
+                                  "server is not bound to a plain name, so its start sites are unknown", fixed=False)
+            return updated
+        decision = plan(ctor, self.ctx.index)
+        if not decision.movable or not self.can_fix:
+            self.report(original, decision.reason or "move the transport kwargs to the start call", fixed=False)
+            return updated
+        notes = list(dict.fromkeys(decision.review))
+        if decision.dropped:
+            notes.append(f"dropped {', '.join(decision.dropped)}: no start site uses them (v1 ignored them there)")
+        if not self.report(original, "; ".join(notes) or "transport kwargs moved to the start call", fixed=True,
+                           review=bool(notes)):
+            return updated
+        args = [a for a in updated.args if not (a.keyword and a.keyword.value in ALL_KWARGS)]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=args)
+
+    # ------------------------------------------------------------------ start-site end
+    def _site(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        line, _ = self.line_of(original)
+        method = original.func.attr.value  # type: ignore[attr-defined]
+        site: StartSite | None = None
+        for sites in self.ctx.index.sites.values():
+            for candidate in sites:
+                if candidate.path == self.ctx.path and candidate.line == line and candidate.method == method:
+                    site = candidate
+        if site is None:
+            return updated
+        ctor = self.ctx.index.servers.get(site.key)
+        if ctor is None or not ctor.kwargs or not self.can_fix:
+            return updated
+        if not plan(ctor, self.ctx.index).movable:
+            return updated
+        existing = {a.keyword.value for a in updated.args if a.keyword}
+        common, extra = site_kwargs(site, {k: v for k, v in ctor.kwargs.items() if k not in existing})
+        if not common and not extra:
+            return updated
+        if not self.report(original, "receives the transport kwargs from the constructor", fixed=True):
+            return updated
+        args = list(updated.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new_args = [
+            cst.Arg(value=value_expr(k, v, ctor.literal[k]), keyword=cst.Name(k),
+                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            for k, v in common.items()
+        ]
+        if extra:
+            transport = _transport_expr(updated)
+            if transport is None:
+                self.report(original, f"pass {', '.join(extra)} only when the transport is streamable-http",
+                            fixed=False)
+            else:
+                options = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), cst.parse_expression(v))
+                                    for k, v in extra.items()])
+                test = cst.Comparison(transport, [cst.ComparisonTarget(cst.Equal(), cst.SimpleString(
+                    '"streamable-http"'))])
+                cond = cst.IfExp(test=test, body=options, orelse=cst.Dict([]))
+                new_args.append(cst.Arg(value=_paren(cond), star="**"))
+        for i, arg in enumerate(new_args):
+            if i < len(new_args) - 1:
+                new_args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated.with_changes(args=[*args, *new_args])
+
+
+def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _transport_expr(call: cst.Call) -> cst.BaseExpression | None:
+    expr: cst.BaseExpression | None = call.args[0].value if call.args and call.args[0].keyword is None else None
+    for arg in call.args:
+        if arg.keyword and arg.keyword.value == "transport":
+            expr = arg.value
+    if isinstance(expr, cst.Name | cst.Attribute):
+        return expr
+    return None
+
+
+DESTINATIONS_BY_METHOD = frozenset({"run", "run_sse_async", "run_streamable_http_async", "sse_app",
+                                    "streamable_http_app"})
+ALL_KWARGS = frozenset(HTTP) | frozenset(SSE)
