@@ -2,9 +2,158 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import logging
+import os
+import sys
+from typing import Annotated
+
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Translate MCP between 2025-11-25 and 2026-07-28.")
+from bridge import eras
+from bridge.config import Settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Translate MCP between 2025-11-25 and 2026-07-28, both ways.")
+
+log = logging.getLogger("mcp_bridge")
+
+ERA_CHOICES = ("auto", eras.LEGACY, eras.MODERN)
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # One line per upstream HTTP request is noise at info level.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+def _parse_listen(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", listen
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit():
+        raise typer.BadParameter(f"--listen wants HOST:PORT, got {listen!r}")
+    return host, int(port)
+
+
+def _state_key(value: str | None) -> bytes | None:
+    value = value or os.environ.get("MCP_BRIDGE_STATE_KEY")
+    if not value:
+        return None
+    try:
+        key = bytes.fromhex(value)
+    except ValueError:
+        key = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    if len(key) < 16:
+        raise typer.BadParameter("the requestState key must be at least 16 bytes (hex or base64)")
+    return key
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise typer.BadParameter(f"--header wants 'Name: value', got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+@app.callback()
+def _root() -> None:
+    """mcp-bridge: put a client of either MCP era in front of a server of either era."""
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
+def serve(
+    ctx: typer.Context,
+    listen: Annotated[str | None, typer.Option(help="Serve Streamable HTTP at http://HOST:PORT/mcp (default host 127.0.0.1).")] = None,
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve one client on stdin/stdout.")] = False,
+    upstream: Annotated[str | None, typer.Option(help="Upstream URL (Streamable HTTP or HTTP+SSE). Or give a command after --.")] = None,
+    upstream_era: Annotated[str, typer.Option(help="auto | 2025-11-25 | 2026-07-28")] = "auto",
+    front_era: Annotated[str, typer.Option(help="auto (both, per request) | 2025-11-25 | 2026-07-28")] = "auto",
+    upstream_transport: Annotated[str, typer.Option(help="For URLs: auto | streamable-http | sse")] = "auto",
+    header: Annotated[list[str], typer.Option("--header", "-H", help="Extra header for HTTP upstreams, 'Name: value'.")] = [],  # noqa: B006
+    allow_origin: Annotated[list[str], typer.Option(help="Browser Origin to accept besides loopback ones.")] = [],  # noqa: B006
+    max_body_bytes: Annotated[int, typer.Option(help="Largest accepted request body.")] = 4 * 1024 * 1024,
+    request_timeout: Annotated[float, typer.Option(help="Seconds one upstream call may take.")] = 300.0,
+    probe_timeout: Annotated[float, typer.Option(help="Seconds to wait for a server/discover answer when probing.")] = 5.0,
+    ttl_ms: Annotated[int, typer.Option(help="ttlMs stamped on cacheable results of legacy upstreams.")] = 0,
+    cache_scope: Annotated[str, typer.Option(help="cacheScope stamped on those results: private | public.")] = "private",
+    state_key: Annotated[str | None, typer.Option(help="requestState HMAC key, hex or base64 (env MCP_BRIDGE_STATE_KEY).")] = None,
+    parked_timeout: Annotated[float, typer.Option(help="Seconds a call waiting for client input is kept.")] = 600.0,
+    session_idle_timeout: Annotated[float, typer.Option(help="Seconds before an idle 2025 front session expires.")] = 1800.0,
+    log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "info",
+) -> None:
+    """Run the bridge. The upstream is --upstream URL, or a stdio command after `--`."""
+    _setup_logging(log_level)
+    command = list(ctx.args)
+    if bool(upstream) == bool(command):
+        raise typer.BadParameter("give exactly one upstream: --upstream URL, or `-- COMMAND ARGS...`")
+    if stdio == bool(listen):
+        raise typer.BadParameter("choose exactly one front: --listen HOST:PORT or --stdio")
+    for name, value in (("--upstream-era", upstream_era), ("--front-era", front_era)):
+        if value not in ERA_CHOICES:
+            raise typer.BadParameter(f"{name} must be one of {', '.join(ERA_CHOICES)}")
+    if cache_scope not in ("private", "public"):
+        raise typer.BadParameter("--cache-scope must be private or public")
+    if upstream_transport not in ("auto", "streamable-http", "sse"):
+        raise typer.BadParameter("--upstream-transport must be auto, streamable-http or sse")
+    settings_kwargs: dict = dict(
+        front_era=front_era, upstream_era=upstream_era, allowed_origins=list(allow_origin), max_body_bytes=max_body_bytes,
+        request_timeout=request_timeout, probe_timeout=probe_timeout, ttl_ms=ttl_ms, cache_scope=cache_scope,
+        parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout,
+    )
+    key = _state_key(state_key)
+    if key is not None:
+        settings_kwargs["state_key"] = key
+    settings = Settings(**settings_kwargs)
+
+    from bridge.upstream.factory import Target, make_upstream
+
+    target = Target(url=upstream, command=command, headers=_headers(header), transport=upstream_transport)
+    up = make_upstream(target, settings)
+    if stdio:
+        asyncio.run(_serve_stdio(up, settings))
+    else:
+        assert listen is not None
+        host, port = _parse_listen(listen)
+        _serve_http(up, settings, host, port)
+
+
+def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
+    if settings.front_era == eras.MODERN:
+        return None
+    from bridge.front.legacy import LegacyHttpFront
+
+    return LegacyHttpFront(up, settings)
+
+
+def _legacy_stdio_factory(settings: Settings):  # type: ignore[no-untyped-def]
+    if settings.front_era == eras.MODERN:
+        return None
+    from bridge.front.legacy import LegacyStdioSession
+
+    return LegacyStdioSession
+
+
+async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyped-def]
+    from bridge.front.stdio import serve_stdio
+
+    await serve_stdio(up, settings, _legacy_stdio_factory(settings))
+
+
+def _serve_http(up, settings: Settings, host: str, port: int) -> None:  # type: ignore[no-untyped-def]
+    import uvicorn
+
+    from bridge.front.http import build_app
+
+    app_ = build_app(settings, up, _legacy_http_front(up, settings))
+    log.info("mcp-bridge listening on http://%s:%d/mcp (front %s, upstream %s)", host, port, settings.front_era, settings.upstream_era)
+    config = uvicorn.Config(app_, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    uvicorn.Server(config).run()
 
 
 def main() -> None:

@@ -70,7 +70,7 @@ class Parked:
     timer: asyncio.Task[None] | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class Listener:
     listen_id: RequestId
     principal: str | None

@@ -41,6 +41,7 @@ class ChildProcess:
         backoff_initial: float = 0.1,
         backoff_max: float = 10.0,
         name: str = "upstream",
+        quiet: bool = False,
     ) -> None:
         if not argv:
             raise ValueError("an upstream command is required")
@@ -53,6 +54,8 @@ class ChildProcess:
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.name = name
+        self.quiet = quiet
+        """Drop the child's stderr (probes: a legacy server's complaints about the probe are noise)."""
         self.generation = 0
         self.restarts = 0
         self.last_exit: int | None = None
@@ -211,4 +214,6 @@ class ChildProcess:
                 continue
             if not line:
                 return
+            if self.quiet:
+                continue
             sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")

@@ -1,0 +1,257 @@
+"""Streamable HTTP front: one ``/mcp`` endpoint serving 2026-07-28 clients (and, through the legacy
+front, 2025 sessions), plus ``/healthz``.
+
+Moves bytes and applies transport rules (Origin, body caps, content type, header/body agreement,
+JSON vs SSE, disconnect = cancel). Protocol meaning comes from ``bridge.translate`` and the upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from bridge import eras, jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Upstream
+from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event
+from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
+from bridge.translate import modern_front
+
+log = logging.getLogger("mcp_bridge.http")
+
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
+ERROR_STATUS = {-32020: 400, -32021: 400, -32022: 400, -32601: 404}
+"""HTTP status the 2026 transport pins for errors in a final response (others: 200)."""
+
+
+class LegacyFrontProtocol(Protocol):
+    async def handle_post(self, request: Request, msg: Message) -> Response: ...
+    async def handle_get(self, request: Request) -> Response: ...
+    async def handle_delete(self, request: Request) -> Response: ...
+    async def aclose(self) -> None: ...
+
+
+def origin_allowed(origin: str | None, settings: Settings) -> bool:
+    """DNS-rebinding defence: no Origin (non-browser) is fine; loopback origins and configured ones pass."""
+    if origin is None:
+        return True
+    if origin in settings.allowed_origins or "*" in settings.allowed_origins:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    return parts.scheme in ("http", "https") and (host in LOOPBACK_HOSTS or f"[{host}]" in LOOPBACK_HOSTS)
+
+
+def rpc_error(status: int, code: int, message: str, id: Any = None, data: Any = None, headers: dict[str, str] | None = None) -> Response:
+    return Response(jsonrpc.dumps(jsonrpc.error_response(id, code, message, data)), status_code=status,
+                    media_type="application/json", headers=headers)
+
+
+def json_message(msg: Message, status: int = 200) -> Response:
+    return Response(jsonrpc.dumps(msg), status_code=status, media_type="application/json")
+
+
+def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallContext:
+    auth = request.headers.get("authorization")
+    trace = {k: request.headers[k] for k in eras.TRACE_META_KEYS if k in request.headers}
+    return CallContext(principal=CallContext.principal_of(auth), authorization=auth, trace=trace, client_era=client_era)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class HttpFront:
+    def __init__(self, settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None,
+                 on_request: Callable[[str, str, str, float], None] | None = None) -> None:
+        self.settings = settings
+        self.upstream = upstream
+        self.legacy = legacy
+        self.on_request = on_request
+
+    # --- entry ----------------------------------------------------------------------------------------
+
+    async def endpoint(self, request: Request) -> Response:
+        if not origin_allowed(request.headers.get("origin"), self.settings):
+            return rpc_error(403, INVALID_REQUEST, "Forbidden: Origin not allowed")
+        method = request.method
+        legacy_ok = self.legacy is not None and self.settings.front_era != eras.MODERN
+        if method in ("GET", "DELETE"):
+            if legacy_ok:
+                assert self.legacy is not None
+                return await (self.legacy.handle_get(request) if method == "GET" else self.legacy.handle_delete(request))
+            return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method} (2026-07-28 endpoints accept POST only)",
+                             headers={"Allow": "POST"})
+        if method != "POST":
+            return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method}", headers={"Allow": "POST"})
+        ctype = request.headers.get("content-type", "")
+        if ctype.split(";")[0].strip().lower() != "application/json":
+            return rpc_error(415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
+        try:
+            body = await read_body(request, self.settings.max_body_bytes)
+            msg = jsonrpc.parse_frame(body)
+        except FrameError as exc:
+            return rpc_error(exc.http_status, exc.code, exc.message, exc.id, exc.data)
+        if legacy_ok and self._is_legacy(request, msg):
+            assert self.legacy is not None
+            return await self.legacy.handle_post(request, msg)
+        if self.settings.front_era == eras.LEGACY:
+            return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
+        return await self._modern(request, msg)
+
+    def _is_legacy(self, request: Request, msg: Message) -> bool:
+        if self.settings.front_era == eras.LEGACY:
+            return True
+        if "mcp-session-id" in request.headers or msg.get("method") == "initialize":
+            return True
+        era = eras.frame_era(msg)
+        if era is not None:
+            return era == eras.LEGACY
+        return request.headers.get("mcp-protocol-version") not in eras.MODERN_VERSIONS
+
+    # --- 2026-07-28 -----------------------------------------------------------------------------------
+
+    async def _modern(self, request: Request, msg: Message) -> Response:
+        if jsonrpc.is_response(msg):
+            return rpc_error(400, INVALID_REQUEST, "Invalid Request: 2026-07-28 clients do not send responses")
+        if jsonrpc.is_notification(msg):
+            try:
+                modern_front.validate_notification(msg)
+            except FrameError as exc:
+                return rpc_error(exc.http_status, exc.code, exc.message)
+            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel).
+            return Response(status_code=202)
+        try:
+            modern_front.validate_request(msg)
+            modern_front.validate_headers(msg, request.headers)
+        except FrameError as exc:
+            return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
+        return await self.dispatch(request, msg, call_context(request))
+
+    async def dispatch(self, request: Request, msg: Message, ctx: CallContext) -> Response:
+        """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it."""
+        queue: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
+
+        async def emit(note: Message) -> None:
+            queue.put_nowait(("note", note))
+
+        async def run() -> None:
+            try:
+                response = await self.upstream.call(msg, ctx, emit)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
+                log.exception("upstream call failed")
+                response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+            queue.put_nowait(("done", response))
+
+        task = asyncio.create_task(run())
+        first = await _first_or_disconnect(queue, request)
+        if first is None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            return Response(status_code=499)
+        kind, payload = first
+        if kind == "done":
+            return json_message(payload, _status_of(payload))
+        return StreamingResponse(self._stream(payload, queue, task), media_type="text/event-stream", headers=SSE_HEADERS)
+
+    async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
+        try:
+            yield sse_event(first)
+            while True:
+                try:
+                    kind, payload = await asyncio.wait_for(queue.get(), self.settings.sse_keepalive)
+                except TimeoutError:
+                    yield KEEPALIVE
+                    continue
+                yield sse_event(payload)
+                if kind == "done":
+                    return
+        finally:
+            # The client closed the stream (or we finished): in 2026 a closed stream is the cancel.
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def healthz(self, request: Request) -> Response:
+        status = self.upstream.status()
+        return JSONResponse({"status": "ok", "upstream": status})
+
+
+def _status_of(response: Message) -> int:
+    err = response.get("error")
+    if isinstance(err, dict):
+        return ERROR_STATUS.get(err.get("code"), 200)  # type: ignore[arg-type]
+    return 200
+
+
+async def _first_or_disconnect(queue: asyncio.Queue[tuple[str, Message]], request: Request) -> tuple[str, Message] | None:
+    getter = asyncio.ensure_future(queue.get())
+    watcher = asyncio.ensure_future(_wait_disconnect(request))
+    try:
+        done, _ = await asyncio.wait({getter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if getter in done:
+        return getter.result()
+    getter.cancel()
+    return None
+
+
+async def _wait_disconnect(request: Request) -> None:
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None,
+              extra_routes: list[Route] | None = None, lifespan: Callable[[Starlette], Any] | None = None) -> Starlette:
+    front = HttpFront(settings, upstream, legacy)
+
+    @contextlib.asynccontextmanager
+    async def default_lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            await upstream.start()
+        except Exception as exc:  # noqa: BLE001 - the bridge still serves errors and retries later
+            log.error("upstream did not start: %s", exc)
+        try:
+            yield
+        finally:
+            if legacy is not None:
+                await legacy.aclose()
+            await upstream.aclose()
+
+    routes = [
+        Route("/mcp", front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
+        Route("/healthz", front.healthz, methods=["GET"]),
+        *(extra_routes or []),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan)
+    app.state.front = front
+    return app
+
