@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 INSTRUCTIONS = (
     "Test peer of the mcp-eras project. Tools: echo, add, weather, slow_count, log_levels, fail, "
@@ -90,6 +93,62 @@ SUMMARIZE_PROMPT = "Summarize in one line: {text}"
 SAMPLING_MAX_TOKENS = 50
 SECRET_MESSAGE = "Enter the passphrase for {label}"
 PROMPT_TOPIC_MESSAGE = "Which topic should the prompt be about?"
+
+
+class Weather(BaseModel):
+    """Structured weather report (the tool's outputSchema)."""
+
+    city: str
+    temperature_c: float
+    conditions: str
+
+
+def register_common(app: Any, tool_error: type[Exception]) -> None:
+    """Register the context-free part of the everything surface on a FastMCP or MCPServer.
+
+    Both SDKs' ``tool``/``resource``/``prompt`` decorators take the same arguments; what needs
+    a request context (progress, logging, change notifications) stays in each server.
+    """
+
+    @app.tool(description="Echo the text back.", structured_output=False)
+    def echo(text: str) -> str:
+        return text
+
+    @app.tool(description="Add two integers.", structured_output=False)
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @app.tool(description="Current weather for a city (structured output).")
+    def weather(city: str) -> Weather:
+        return Weather.model_validate(weather_of(city))
+
+    @app.tool(description="Always fails.", structured_output=False)
+    def fail() -> str:
+        raise tool_error(FAIL_MESSAGE)
+
+    @app.resource(README_URI, name="readme", description="Plain text memo.", mime_type="text/plain")
+    def readme() -> str:
+        return README_TEXT
+
+    @app.resource(CONFIG_URI, name="config", description="JSON memo.", mime_type="application/json")
+    def config() -> str:
+        return CONFIG_TEXT
+
+    @app.resource(LOGO_URI, name="logo", description="Binary memo.", mime_type=LOGO_MIME)
+    def logo() -> bytes:
+        return LOGO_BYTES
+
+    @app.resource(GREETING_TEMPLATE, name="greeting", description="Greets name.", mime_type="text/plain")
+    def greeting_resource(name: str) -> str:
+        return greeting(name)
+
+    @app.prompt(description="Ask for a code review.")
+    def review(code: str, language: str = "python") -> str:
+        return review_text(code, language)
+
+    @app.prompt(description="A prompt without arguments.")
+    def hello() -> str:
+        return HELLO_TEXT
 
 
 def stderr_logging() -> None:

@@ -20,6 +20,7 @@ The exit status is 1 when any scenario failed unexpectedly, 2 on a connection fa
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import traceback
@@ -37,8 +38,65 @@ ROOTS = [("file:///tmp/mcp-eras/root-a", "root-a"), ("file:///tmp/mcp-eras/root-
 RUNTIME_TOOL = "dyn_tool"
 
 
+BASIC_READS = [
+    ("read_readme", "memo://readme"),
+    ("read_config", "memo://config"),
+    ("read_logo", "memo://logo"),
+    ("read_greeting", "greeting://world"),
+]
+MRTR_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("ask_name", {}),
+    ("ask_url", {}),
+    ("summarize", {"text": "the quick brown fox"}),
+    ("list_my_roots", {}),
+    ("two_questions", {}),
+    ("ask_all", {}),
+    ("wait_then_ask", {"n": 2}),
+]
+MRTR_PROMPT = "mrtr_prompt"
+MRTR_RESOURCE = "mrtr://secret/vault"
+
+
 def sampling_reply(prompt_text: str) -> str:
     return f"summary of [{prompt_text}]"
+
+
+class InputAnswers:
+    """The clients' deterministic answers to input requests, over wire dicts (era-neutral).
+
+    Every answered request is recorded in ``inputs`` as ``elicitation/form``,
+    ``elicitation/url``, ``sampling`` or ``roots``.
+    """
+
+    def __init__(self) -> None:
+        self.inputs: list[str] = []
+
+    def elicit(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("mode") == "url":
+            self.inputs.append("elicitation/url")
+            return {"action": "accept"}
+        self.inputs.append("elicitation/form")
+        properties = set((params.get("requestedSchema") or {}).get("properties", {}))
+        if "name" in properties:
+            return {"action": "accept", "content": {"name": ANSWER_NAME}}
+        if "color" in properties:
+            return {"action": "accept", "content": {"color": ANSWER_COLOR}}
+        return {"action": "decline"}
+
+    def sample(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.inputs.append("sampling")
+        content = params["messages"][0]["content"]
+        text = content.get("text", "") if isinstance(content, dict) else ""
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": sampling_reply(text)},
+            "model": SAMPLING_MODEL,
+            "stopReason": "endTurn",
+        }
+
+    def roots(self) -> dict[str, Any]:
+        self.inputs.append("roots")
+        return {"roots": [{"uri": uri, "name": name} for uri, name in ROOTS]}
 
 
 @dataclass
@@ -121,6 +179,31 @@ async def run_scenario(
         traceback.print_exc(file=sys.stderr)
 
 
+async def run_all(
+    report: Report, scenarios: list[str], bodies: dict[str, Callable[[dict[str, Any]], Awaitable[None]]]
+) -> None:
+    for name in scenarios:
+        await run_scenario(report, name, bodies[name])
+
+
+def record_failure(report: Report, exc: BaseException) -> None:
+    """A failure outside any scenario: connecting (no scenario ran yet) or shutting down."""
+    text = f"{type(exc).__name__}: {exc}"
+    if not report.scenarios or report.protocol_version is None:
+        report.connect_error = text
+    else:
+        report.scenarios.setdefault("shutdown", ScenarioResult()).error = text
+    print(f"client failed: {exc!r}", file=sys.stderr)
+
+
+def main(run: Callable[[Options], Awaitable[Report]], description: str) -> int:
+    import anyio
+
+    options = parse_args(sys.argv[1:], description)
+    report = anyio.run(run, options)
+    return emit(report, options.as_json)
+
+
 def emit(report: Report, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report.as_dict(), sort_keys=True))
@@ -149,3 +232,39 @@ def event_name(method: str, uri: str | None = None) -> str:
     """Normalized change-event label, identical for both eras (``tools/list_changed``, ...)."""
     name = method.removeprefix("notifications/")
     return f"{name} {uri}" if uri else name
+
+
+# --- result summaries over wire dicts (``model_dump(mode="json", by_alias=True)``), era-neutral ---
+
+
+def tool_summary(wire: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "is_error": bool(wire.get("isError")),
+        "text": [block["text"] for block in wire.get("content", []) if block.get("type") == "text"],
+    }
+    if wire.get("structuredContent") is not None:
+        out["structured"] = wire["structuredContent"]
+    return out
+
+
+def contents_summary(wire: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in wire.get("contents", []):
+        entry: dict[str, Any] = {"uri": item["uri"], "mime_type": item.get("mimeType")}
+        if "text" in item:
+            entry["text"] = item["text"]
+        else:
+            entry["blob_hex"] = base64.b64decode(item["blob"]).hex()
+        out.append(entry)
+    return out
+
+
+def prompt_summary(wire: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": message["role"], "text": message["content"].get("text")} for message in wire.get("messages", [])
+    ]
+
+
+def wire(model: Any) -> dict[str, Any]:
+    """A pydantic result model as its JSON wire dict."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)

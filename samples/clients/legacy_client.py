@@ -22,7 +22,6 @@ The JSON shape is documented in ``samples/clients/common.py``.
 
 from __future__ import annotations
 
-import base64
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -57,39 +56,20 @@ class Peer:
         self.logs: list[dict[str, Any]] = []
         self.events: set[str] = set()
         self.events_changed = anyio.Event()
-        self.inputs: list[str] = []
+        self.answers = common.InputAnswers()
+        self.inputs = self.answers.inputs
 
     # --- input callbacks (server -> client requests) -------------------------------------
     async def elicit(self, context: RequestContext[Any, Any], params: types.ElicitRequestParams) -> types.ElicitResult:
-        if isinstance(params, types.ElicitRequestURLParams):
-            self.inputs.append("elicitation/url")
-            return types.ElicitResult(action="accept")
-        self.inputs.append("elicitation/form")
-        properties = set((params.requestedSchema or {}).get("properties", {}))
-        if "name" in properties:
-            return types.ElicitResult(action="accept", content={"name": common.ANSWER_NAME})
-        if "color" in properties:
-            return types.ElicitResult(action="accept", content={"color": common.ANSWER_COLOR})
-        return types.ElicitResult(action="decline")
+        return types.ElicitResult.model_validate(self.answers.elicit(common.wire(params)))
 
     async def sample(
         self, context: RequestContext[Any, Any], params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult:
-        self.inputs.append("sampling")
-        first = params.messages[0].content
-        text = first.text if isinstance(first, types.TextContent) else ""
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text=common.sampling_reply(text)),
-            model=common.SAMPLING_MODEL,
-            stopReason="endTurn",
-        )
+        return types.CreateMessageResult.model_validate(self.answers.sample(common.wire(params)))
 
     async def roots(self, context: RequestContext[Any, Any]) -> types.ListRootsResult:
-        self.inputs.append("roots")
-        return types.ListRootsResult(
-            roots=[types.Root(uri=uri, name=name) for uri, name in common.ROOTS]  # type: ignore[arg-type]
-        )
+        return types.ListRootsResult.model_validate(self.answers.roots())
 
     # --- notifications -------------------------------------------------------------------
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
@@ -128,32 +108,16 @@ class Peer:
         return expected <= self.events
 
 
-def _texts(result: types.CallToolResult) -> list[str]:
-    return [block.text for block in result.content if isinstance(block, types.TextContent)]
-
-
 def _tool(result: types.CallToolResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"is_error": bool(result.isError), "text": _texts(result)}
-    if result.structuredContent is not None:
-        out["structured"] = result.structuredContent
-    return out
+    return common.tool_summary(common.wire(result))
 
 
 def _contents(result: types.ReadResourceResult) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for item in result.contents:
-        if isinstance(item, types.TextResourceContents):
-            out.append({"uri": str(item.uri), "mime_type": item.mimeType, "text": item.text})
-        else:
-            out.append({"uri": str(item.uri), "mime_type": item.mimeType, "blob_hex": base64.b64decode(item.blob).hex()})
-    return out
+    return common.contents_summary(common.wire(result))
 
 
 def _prompt(result: types.GetPromptResult) -> list[dict[str, Any]]:
-    return [
-        {"role": m.role, "text": m.content.text if isinstance(m.content, types.TextContent) else None}
-        for m in result.messages
-    ]
+    return common.prompt_summary(common.wire(result))
 
 
 async def _error_of(call: Any) -> dict[str, Any]:
@@ -185,12 +149,7 @@ async def basic(session: ClientSession, init: types.InitializeResult, steps: dic
     steps["echo"] = _tool(await session.call_tool("echo", {"text": "hello"}))
     steps["add"] = _tool(await session.call_tool("add", {"a": 2, "b": 3}))
     steps["weather"] = _tool(await session.call_tool("weather", {"city": "Paris"}))
-    for label, uri in [
-        ("read_readme", surface.README_URI),
-        ("read_config", surface.CONFIG_URI),
-        ("read_logo", surface.LOGO_URI),
-        ("read_greeting", "greeting://world"),
-    ]:
+    for label, uri in common.BASIC_READS:
         steps[label] = _contents(await session.read_resource(AnyUrl(uri)))
     steps["prompt_review"] = _prompt(await session.get_prompt("review", {"code": "x = 1", "language": "rust"}))
     steps["prompt_hello"] = _prompt(await session.get_prompt("hello"))
@@ -243,16 +202,7 @@ async def subscriptions(session: ClientSession, peer: Peer, steps: dict[str, Any
 
 
 async def mrtr(session: ClientSession, peer: Peer, steps: dict[str, Any]) -> None:
-    calls: list[tuple[str, dict[str, Any]]] = [
-        ("ask_name", {}),
-        ("ask_url", {}),
-        ("summarize", {"text": "the quick brown fox"}),
-        ("list_my_roots", {}),
-        ("two_questions", {}),
-        ("ask_all", {}),
-        ("wait_then_ask", {"n": 2}),
-    ]
-    for name, arguments in calls:
+    for name, arguments in common.MRTR_CALLS:
         peer.inputs.clear()
         seen: list[list[Any]] = []
 
@@ -266,10 +216,10 @@ async def mrtr(session: ClientSession, peer: Peer, steps: dict[str, Any]) -> Non
             entry["progress"] = seen
         steps[name] = entry
     peer.inputs.clear()
-    steps["mrtr_prompt"] = _prompt(await session.get_prompt("mrtr_prompt", {}))
+    steps[common.MRTR_PROMPT] = _prompt(await session.get_prompt(common.MRTR_PROMPT, {}))
     steps["mrtr_prompt_inputs"] = sorted(peer.inputs)
     peer.inputs.clear()
-    steps["mrtr_resource"] = _contents(await session.read_resource(AnyUrl("mrtr://secret/vault")))
+    steps["mrtr_resource"] = _contents(await session.read_resource(AnyUrl(common.MRTR_RESOURCE)))
     steps["mrtr_resource_inputs"] = sorted(peer.inputs)
 
 
@@ -318,23 +268,12 @@ async def run(options: common.Options) -> common.Report:
                 "mrtr": lambda steps: mrtr(session, peer, steps),
                 "errors": lambda steps: errors(session, steps),
             }
-            for name in options.scenarios:
-                await common.run_scenario(report, name, bodies[name])
+            await common.run_all(report, options.scenarios, bodies)
     except Exception as exc:
-        if not report.scenarios or report.protocol_version is None:
-            report.connect_error = f"{type(exc).__name__}: {exc}"
-        else:
-            report.scenarios.setdefault("shutdown", common.ScenarioResult()).error = f"{type(exc).__name__}: {exc}"
-        print(f"client failed: {exc!r}", file=sys.stderr)
+        common.record_failure(report, exc)
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    options = common.parse_args(sys.argv[1:] if argv is None else argv, __doc__.splitlines()[0])
-    report = anyio.run(run, options)
-    return common.emit(report, options.as_json)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(common.main(run, __doc__.splitlines()[0]))
 

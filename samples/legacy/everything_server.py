@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import AnyUrl, BaseModel
+from pydantic import AnyUrl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import surface  # noqa: E402
@@ -52,14 +52,6 @@ from mcp.server.session import ServerSession  # noqa: E402
 from mcp.shared.exceptions import McpError  # noqa: E402
 
 RESOURCE_NOT_FOUND = -32002
-
-
-class Weather(BaseModel):
-    """Structured weather report (the tool's outputSchema)."""
-
-    city: str
-    temperature_c: float
-    conditions: str
 
 
 class SessionRegistry:
@@ -106,19 +98,9 @@ def build_server(host: str = "127.0.0.1", port: int = 8000, spec_not_found: bool
     low.version = surface.SERVER_VERSION
     registry = SessionRegistry()
 
-    # --- tools ---------------------------------------------------------------------------
-    @mcp.tool(description="Echo the text back.", structured_output=False)
-    def echo(text: str) -> str:
-        return text
+    surface.register_common(mcp, ToolError)
 
-    @mcp.tool(description="Add two integers.", structured_output=False)
-    def add(a: int, b: int) -> int:
-        return a + b
-
-    @mcp.tool(description="Current weather for a city (structured output).")
-    def weather(city: str) -> Weather:
-        return Weather.model_validate(surface.weather_of(city))
-
+    # --- tools needing a request context ------------------------------------------------
     @mcp.tool(description="Count to n, reporting progress at every step.", structured_output=False)
     async def slow_count(n: int, ctx: Context) -> str:
         for step in range(1, n + 1):
@@ -136,16 +118,13 @@ def build_server(host: str = "127.0.0.1", port: int = 8000, spec_not_found: bool
                 sent += 1
         return f"emitted {sent} log messages"
 
-    @mcp.tool(description="Always fails.", structured_output=False)
-    def fail() -> str:
-        raise ToolError(surface.FAIL_MESSAGE)
-
     @mcp.tool(description="Register a new tool at runtime and announce tools/list_changed.", structured_output=False)
     async def add_tool(name: str, ctx: Context) -> str:
         def runtime_tool() -> str:
             return surface.runtime_tool_text(name)
 
-        mcp.add_tool(runtime_tool, name=name, description="Added at runtime.", structured_output=False)
+        if mcp._tool_manager.get_tool(name) is None:
+            mcp.add_tool(runtime_tool, name=name, description="Added at runtime.", structured_output=False)
         registry.sessions.add(ctx.session)
         await registry.broadcast(lambda session: session.send_tool_list_changed())
         return f"added tool {name}"
@@ -160,32 +139,6 @@ def build_server(host: str = "127.0.0.1", port: int = 8000, spec_not_found: bool
                 registry.subscriptions.pop(session, None)
         await registry.broadcast(lambda session: session.send_resource_list_changed())
         return f"touched {uri}"
-
-    # --- resources -----------------------------------------------------------------------
-    @mcp.resource(surface.README_URI, name="readme", description="Plain text memo.", mime_type="text/plain")
-    def readme() -> str:
-        return surface.README_TEXT
-
-    @mcp.resource(surface.CONFIG_URI, name="config", description="JSON memo.", mime_type="application/json")
-    def config() -> str:
-        return surface.CONFIG_TEXT
-
-    @mcp.resource(surface.LOGO_URI, name="logo", description="Binary memo.", mime_type=surface.LOGO_MIME)
-    def logo() -> bytes:
-        return surface.LOGO_BYTES
-
-    @mcp.resource(surface.GREETING_TEMPLATE, name="greeting", description="Greets name.", mime_type="text/plain")
-    def greeting(name: str) -> str:
-        return surface.greeting(name)
-
-    # --- prompts -------------------------------------------------------------------------
-    @mcp.prompt(description="Ask for a code review.")
-    def review(code: str, language: str = "python") -> str:
-        return surface.review_text(code, language)
-
-    @mcp.prompt(description="A prompt without arguments.")
-    def hello() -> str:
-        return surface.HELLO_TEXT
 
     # --- completion ----------------------------------------------------------------------
     @mcp.completion()

@@ -35,7 +35,9 @@ LOG_MESSAGES = {
 }
 
 
-def run_client(python: str, client: str, target: list[str], scenarios: list[str]) -> dict[str, Any]:
+def run_client(
+    python: str, client: str, target: list[str], scenarios: list[str], expect_ok: bool = True
+) -> dict[str, Any]:
     cmd = [python, client, *target[:1]] if target[0].startswith("http") else [python, client]
     for scenario in scenarios:
         cmd += ["--scenario", scenario]
@@ -45,6 +47,9 @@ def run_client(python: str, client: str, target: list[str], scenarios: list[str]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
     assert proc.stdout.strip(), f"no report (rc={proc.returncode}); stderr:\n{proc.stderr[-4000:]}"
     report = json.loads(proc.stdout)
+    if not expect_ok:
+        assert proc.returncode != 0 and not report["ok"], report
+        return report
     failed = {name: s["error"] for name, s in report["scenarios"].items() if not s["ok"]}
     assert proc.returncode == 0 and report["ok"], f"rc={proc.returncode} failed={failed}\n{proc.stderr[-4000:]}"
     assert sorted(report["scenarios"]) == sorted(scenarios)
@@ -184,3 +189,86 @@ def test_legacy_everything_sdk_not_found(legacy_python: str) -> None:
         "message": "Unknown resource: memo://missing",
         "data": None,
     }
+
+
+# --- modern client <-> modern servers (2026-07-28 wire) --------------------------------------
+
+MODERN_ALL = ["basic", "progress", "logging", "subscriptions", "errors"]
+
+
+def check_modern_everything(report: dict[str, Any], scenarios: list[str]) -> None:
+    assert report["client"] == "modern"
+    assert report["protocol_version"] == "2026-07-28"
+    basic = steps(report, "basic")
+    server = basic["server"]
+    assert (server["name"], server["version"]) == ("modern-everything", "0.1.0")
+    assert server["instructions"].startswith("Test peer of the mcp-eras project.")
+    assert server["supported_versions"] == ["2026-07-28"]
+    caps = server["capabilities"]
+    assert caps["logging"] == {} and caps["completions"] == {}
+    assert caps["resources"] == {"subscribe": True, "listChanged": True}
+    assert caps["tools"] == {"listChanged": True}
+    assert "ping" not in basic
+    check_basic_common(basic)
+    if "progress" in scenarios:
+        check_progress(steps(report, "progress"))
+    if "logging" in scenarios:
+        check_logging(steps(report, "logging"))
+    if "subscriptions" in scenarios:
+        subs = steps(report, "subscriptions")
+        check_subscriptions(subs)
+        assert subs["honored"] == {
+            "toolsListChanged": True,
+            "resourcesListChanged": True,
+            "resourceSubscriptions": ["memo://readme"],
+        }
+    if "errors" in scenarios:
+        errors = steps(report, "errors")
+        assert errors["missing_resource"] == {
+            "code": -32602,
+            "message": "Unknown resource: memo://missing",
+            "data": {"uri": "memo://missing"},
+        }
+        check_errors_common(errors)
+
+
+def test_modern_everything_stdio() -> None:
+    report = run_client(
+        peers.MODERN_PYTHON, MODERN_CLIENT, [peers.MODERN_PYTHON, MODERN_EVERYTHING], MODERN_ALL
+    )
+    check_modern_everything(report, MODERN_ALL)
+
+
+def test_modern_everything_http() -> None:
+    with http_server(peers.MODERN_PYTHON, MODERN_EVERYTHING) as url:
+        report = run_client(peers.MODERN_PYTHON, MODERN_CLIENT, [url], MODERN_ALL)
+    check_modern_everything(report, MODERN_ALL)
+
+
+def test_modern_only_refuses_legacy_client_stdio(legacy_python: str) -> None:
+    target = [peers.MODERN_PYTHON, MODERN_EVERYTHING, "--modern-only"]
+    refused = run_client(legacy_python, LEGACY_CLIENT, target, ["basic"], expect_ok=False)
+    assert refused["protocol_version"] is None and "connect_error" in refused
+    report = run_client(peers.MODERN_PYTHON, MODERN_CLIENT, target, ["basic"])
+    check_modern_everything(report, ["basic"])
+
+
+def test_modern_only_refuses_legacy_client_http(legacy_python: str) -> None:
+    with http_server(peers.MODERN_PYTHON, MODERN_EVERYTHING, "http", "--modern-only") as url:
+        refused = run_client(legacy_python, LEGACY_CLIENT, [url], ["basic"], expect_ok=False)
+        assert refused["protocol_version"] is None and "connect_error" in refused
+        report = run_client(peers.MODERN_PYTHON, MODERN_CLIENT, [url], ["basic"])
+    check_modern_everything(report, ["basic"])
+
+
+def test_modern_everything_serves_legacy_client_too(legacy_python: str) -> None:
+    """mcp 2.3.0 is dual-era: without --modern-only the legacy client gets the same surface."""
+    scenarios = ["basic", "logging", "subscriptions"]
+    report = run_client(legacy_python, LEGACY_CLIENT, [peers.MODERN_PYTHON, MODERN_EVERYTHING], scenarios)
+    basic = steps(report, "basic")
+    assert report["protocol_version"] == "2025-11-25"
+    assert basic["server"]["name"] == "modern-everything"
+    assert basic["server"]["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
+    check_basic_common(basic)
+    check_logging(steps(report, "logging"))
+    check_subscriptions(steps(report, "subscriptions"))
