@@ -1,0 +1,134 @@
+"""Direction A with real peers: an mcp 2.3.0 ``Client(mode="2026-07-28")`` (no fallback) calls the
+mcp 1.29.0 legacy sample server through mcp-bridge, for every front/upstream transport pairing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+import peers
+
+SCENARIOS = ["basic", "progress", "logging", "subscriptions", "errors"]
+
+
+def legacy_server_cmd(*args: str) -> list[str]:
+    return [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "everything_server.py"), *args]
+
+
+def run_modern_client(target: list[str], scenarios: list[str] = SCENARIOS, timeout: float = 180) -> dict:
+    cmd = [peers.MODERN_PYTHON, str(peers.SAMPLES / "clients" / "modern_client.py"), "--json"]
+    for s in scenarios:
+        cmd += ["--scenario", s]
+    proc = subprocess.run(cmd + target, capture_output=True, text=True, timeout=timeout)
+    assert proc.stdout.strip(), f"client printed nothing; stderr:\n{proc.stderr[-4000:]}"
+    report = json.loads(proc.stdout)
+    failed = {k: v.get("error") for k, v in report["scenarios"].items() if not v["ok"]}
+    assert not failed, f"scenarios failed: {failed}\nstderr:\n{proc.stderr[-4000:]}"
+    return report
+
+
+def check_report(report: dict) -> None:
+    """What a 2026 client must see from the legacy sample through the bridge, value by value."""
+    assert report["protocol_version"] == "2026-07-28"
+    basic = report["scenarios"]["basic"]["steps"]
+    server = basic["server"]
+    assert server["name"] == "legacy-everything"
+    assert server["supported_versions"] == ["2026-07-28"]
+    assert server["capabilities"]["tools"] == {"listChanged": True}
+    assert server["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
+    assert "logging" in server["capabilities"] and "completions" in server["capabilities"]
+    assert basic["tools"] == ["add", "add_tool", "echo", "fail", "log_levels", "slow_count", "touch", "weather"]
+    assert basic["add"] == {"is_error": False, "text": ["5"]}
+    assert basic["echo"] == {"is_error": False, "text": ["hello"]}
+    assert basic["weather"]["structured"] == {"city": "Paris", "conditions": "cloudy", "temperature_c": 18.5}
+    assert basic["weather_output_schema"]["required"] == ["city", "temperature_c", "conditions"]
+    assert basic["resources"] == ["memo://config", "memo://logo", "memo://readme"]
+    assert basic["templates"] == ["greeting://{name}"]
+    assert basic["read_greeting"][0]["text"] == "Hello, world!"
+    assert basic["read_logo"][0]["blob_hex"] == "89504e470d0a1a0a0001020304050607"
+    assert basic["prompts"] == ["hello", "review"]
+    assert basic["prompt_review"][0]["text"].startswith("Please review this rust code")
+    assert basic["complete_language"] == ["python"]
+    assert basic["complete_name"] == ["alice"]
+
+    progress = report["scenarios"]["progress"]["steps"]
+    assert progress["result"]["text"] == ["counted to 3"]
+    assert [p[0] for p in progress["progress"]] == [1.0, 2.0, 3.0]
+
+    logging_ = report["scenarios"]["logging"]["steps"]
+    assert [m["level"] for m in logging_["debug_messages"]] == ["debug", "info", "warning", "error"]
+    assert [m["level"] for m in logging_["warning_messages"]] == ["warning", "error"]
+
+    subs = report["scenarios"]["subscriptions"]["steps"]
+    assert subs["honored"] == {"resourceSubscriptions": ["memo://readme"], "resourcesListChanged": True, "toolsListChanged": True}
+    assert "tools/list_changed" in subs["events"]
+    assert "resources/updated memo://readme" in subs["events"]
+    assert subs["runtime_tool"]["text"] == ["dyn_tool was added at runtime"]
+
+    errors = report["scenarios"]["errors"]["steps"]
+    assert errors["missing_resource"]["code"] == -32602  # 2025's -32002 renumbered for 2026
+    assert errors["missing_resource"]["data"] == {"uri": "memo://missing"}
+    assert errors["fail"]["result"]["is_error"] is True
+
+
+@pytest.fixture
+def legacy_http() -> Iterator[str]:
+    port = peers.free_port()
+    with peers.running(legacy_server_cmd("http", "--port", str(port)), port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def legacy_sse() -> Iterator[str]:
+    port = peers.free_port()
+    with peers.running(legacy_server_cmd("sse", "--port", str(port)), port):
+        yield f"http://127.0.0.1:{port}/sse"
+
+
+def http_bridge(upstream: list[str], *extra: str) -> tuple[list[str], int]:
+    port = peers.free_port()
+    return [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", *extra, *upstream], port
+
+
+@pytest.mark.legacy_peer
+def test_http_front_stdio_upstream() -> None:
+    cmd, port = http_bridge(["--", *legacy_server_cmd()])
+    with peers.running(cmd, port):
+        check_report(run_modern_client([f"http://127.0.0.1:{port}/mcp"]))
+
+
+@pytest.mark.legacy_peer
+def test_http_front_http_upstream(legacy_http: str) -> None:
+    cmd, port = http_bridge(["--upstream", legacy_http])
+    with peers.running(cmd, port):
+        check_report(run_modern_client([f"http://127.0.0.1:{port}/mcp"]))
+
+
+@pytest.mark.legacy_peer
+def test_http_front_http_sse_upstream(legacy_sse: str) -> None:
+    cmd, port = http_bridge(["--upstream", legacy_sse])
+    with peers.running(cmd, port):
+        check_report(run_modern_client([f"http://127.0.0.1:{port}/mcp"]))
+
+
+@pytest.mark.legacy_peer
+def test_stdio_front_stdio_upstream() -> None:
+    bridge = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "warning", "--", *legacy_server_cmd()]
+    check_report(run_modern_client(["--", *bridge]))
+
+
+@pytest.mark.legacy_peer
+def test_stdio_front_http_upstream(legacy_http: str) -> None:
+    bridge = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "warning", "--upstream", legacy_http]
+    check_report(run_modern_client(["--", *bridge]))
+
+
+@pytest.mark.legacy_peer
+def test_pinned_legacy_era_skips_the_probe(legacy_http: str) -> None:
+    cmd, port = http_bridge(["--upstream", legacy_http], "--upstream-era", "2025-11-25", "--front-era", "2026-07-28")
+    with peers.running(cmd, port):
+        report = run_modern_client([f"http://127.0.0.1:{port}/mcp"], ["basic"])
+        assert report["scenarios"]["basic"]["steps"]["add"]["text"] == ["5"]
