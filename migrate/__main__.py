@@ -1,0 +1,5 @@
+"""``python -m migrate`` is ``mcp-migrate``."""
+
+from migrate.cli import main
+
+main()

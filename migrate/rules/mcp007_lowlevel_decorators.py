@@ -1,0 +1,140 @@
+"""MCP007 lowlevel-decorators: ``@server.list_tools()``-style decorators -> v2 request handlers.
+
+Strategy (guard G8: tests that call v1 handlers directly keep working): the handler body and
+signature stay untouched; the decorator becomes a registration right after the ``def`` through a
+generated adapter (``_mcp_v1_register``) that reproduces v1's result wrapping (MCP008), tool
+schema validation (MCP009) and exception-to-``isError`` conversion (MCP010). Reads of
+``server.request_context`` inside handlers (MCP021) become ``_mcp_v1_request_context()``, which
+returns the v2 ``ctx`` of the request being served.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import RuleTransformer
+from migrate.rules.lowlevel_adapter import ADAPTER_MARK, ADAPTER_SOURCE
+from migrate.rules.sdk import LOWLEVEL_SERVER
+
+ANCHOR = "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"
+KINDS = frozenset(
+    {
+        "list_tools", "call_tool", "list_resources", "list_resource_templates", "read_resource",
+        "subscribe_resource", "unsubscribe_resource", "list_prompts", "get_prompt", "completion",
+        "set_logging_level", "progress_notification",
+    }
+)
+LIST_KINDS = frozenset({"list_tools", "list_resources", "list_resource_templates", "list_prompts"})
+
+
+def _takes_request(func: cst.FunctionDef) -> bool:
+    params = [*func.params.posonly_params, *func.params.params]
+    return any(p.default is None for p in params) or any(p.default is None for p in func.params.kwonly_params)
+
+
+class Rule(RuleTransformer):
+    META = RuleMeta(
+        "MCP007", "lowlevel-decorators", Kind.REQUIRED, Safety.REVIEW,
+        "Lowlevel `@server.<kind>()` decorators -> v2 request handlers via a v1-compatible adapter", ANCHOR,
+    )
+    TRIGGERS = ("Server",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.servers: set[str] = set()
+        self.registered = 0
+
+    # ------------------------------------------------------------------ which names are lowlevel servers
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if isinstance(value, cst.Call) and self.resolves_to(value.func, LOWLEVEL_SERVER):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.servers.add(target.target.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        annotation = node.annotation.annotation if node.annotation else None
+        if annotation is not None:
+            base = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+            if self.resolves_to(base, LOWLEVEL_SERVER):
+                self.servers.add(node.name.value)
+
+    def _decorator_kind(self, decorator: cst.Decorator) -> tuple[str, str, cst.Call] | None:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return None
+        owner = call.func.value
+        if not isinstance(owner, cst.Name) or owner.value not in self.servers:
+            return None
+        kind = call.func.attr.value
+        return (owner.value, kind, call) if kind in KINDS else None
+
+    # ------------------------------------------------------------------ decorators -> registrations
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef | cst.FlattenSentinel[cst.BaseStatement]:
+        found = [(i, self._decorator_kind(d)) for i, d in enumerate(updated_node.decorators)]
+        found = [(i, k) for i, k in found if k is not None]
+        if not found:
+            return updated_node
+        if len(found) > 1 or found[0][0] != len(updated_node.decorators) - 1:
+            self.report(original_node, "stacked lowlevel decorators: register the handler with "
+                                       "server.add_request_handler() by hand", fixed=False)
+            return updated_node
+        index, (server, kind, call) = found[0]
+        if not self.can_fix:
+            self.report(original_node, f"`@{server}.{kind}()` -> v2 request handler (see the guide)", fixed=False)
+            return updated_node
+        if not self.report(original_node, f"`@{server}.{kind}()` registered through the v1 adapter", fixed=True):
+            return updated_node
+        args = [cst.Arg(cst.Name(server)), cst.Arg(cst.SimpleString(f'"{kind}"')), cst.Arg(updated_node.name)]
+        if kind in LIST_KINDS and _takes_request(updated_node):
+            args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("takes_request")))
+        for arg in call.args:
+            if arg.keyword and arg.keyword.value == "validate_input":
+                args.append(cst.Arg(arg.value, keyword=cst.Name("validate_input")))
+        args = [a.with_changes(equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+                if a.keyword else a for a in args]
+        registration = cst.SimpleStatementLine(
+            [cst.Expr(cst.Call(func=cst.Name("_mcp_v1_register"), args=args))]
+        )
+        decorators = list(updated_node.decorators)
+        del decorators[index]
+        self.registered += 1
+        return cst.FlattenSentinel([updated_node.with_changes(decorators=decorators), registration])
+
+    # ------------------------------------------------------------------ server.request_context (MCP021)
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        if (
+            updated_node.attr.value == "request_context"
+            and isinstance(updated_node.value, cst.Name)
+            and updated_node.value.value in self.servers
+            and self.can_fix
+            and self.report(original_node, "`server.request_context` -> the ctx of the request being served "
+                                           "(v2 ServerRequestContext); check the attributes you read", fixed=True,
+                            review=True)
+        ):
+            return cst.Call(func=cst.Name("_mcp_v1_request_context"))
+        return updated_node
+
+    # ------------------------------------------------------------------ the adapter block
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        uses_adapter = self.registered or "_mcp_v1_request_context()" in updated_node.code
+        if not uses_adapter or ADAPTER_MARK in self.ctx.code:
+            return updated_node
+        body = list(updated_node.body)
+        position = 0
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
+            ):
+                position = i + 1
+            elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
+                position = 1  # module docstring
+            elif position or not isinstance(stmt, cst.SimpleStatementLine):
+                break
+        block = list(cst.parse_module(ADAPTER_SOURCE).body)
+        first = block[0]
+        block[0] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *first.leading_lines])
+        return updated_node.with_changes(body=[*body[:position], *block, *body[position:]])
