@@ -85,11 +85,20 @@ def serve(
     state_key: Annotated[str | None, typer.Option(help="requestState HMAC key, hex or base64 (env MCP_BRIDGE_STATE_KEY).")] = None,
     parked_timeout: Annotated[float, typer.Option(help="Seconds a call waiting for client input is kept.")] = 600.0,
     session_idle_timeout: Annotated[float, typer.Option(help="Seconds before an idle 2025 front session expires.")] = 1800.0,
+    config: Annotated[str | None, typer.Option(help="Fleet config (TOML, or mcpServers JSON): serve many upstreams.")] = None,
     log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "info",
 ) -> None:
-    """Run the bridge. The upstream is --upstream URL, or a stdio command after `--`."""
+    """Run the bridge. The upstream is --upstream URL, or a stdio command after `--` (or a fleet --config)."""
     _setup_logging(log_level)
     command = list(ctx.args)
+    if config is not None:
+        from bridge.fleet.serve import serve_fleet
+
+        if upstream or command or stdio:
+            raise typer.BadParameter("--config serves the fleet over HTTP: give no --upstream, command or --stdio")
+        host, port = _parse_listen(listen or "127.0.0.1:8808")
+        serve_fleet(config, host, port)
+        return
     if bool(upstream) == bool(command):
         raise typer.BadParameter("give exactly one upstream: --upstream URL, or `-- COMMAND ARGS...`")
     if stdio == bool(listen):
@@ -157,4 +166,6 @@ def _serve_http(up, settings: Settings, host: str, port: int) -> None:  # type: 
 
 
 def main() -> None:
+    from bridge.fleet import cli as _fleet_cli  # noqa: F401  (registers probe, verify, reload)
+
     app()

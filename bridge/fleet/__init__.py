@@ -1,0 +1,1 @@
+"""Fleet mode: many upstreams behind one bridge, era inventory, staged upgrades, equivalence checks."""
