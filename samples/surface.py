@@ -91,8 +91,35 @@ ASK_URL_MESSAGE = "Please authorize the demo application."
 ASK_URL = "https://example.com/authorize?demo=1"
 SUMMARIZE_PROMPT = "Summarize in one line: {text}"
 SAMPLING_MAX_TOKENS = 50
-SECRET_MESSAGE = "Enter the passphrase for {label}"
-PROMPT_TOPIC_MESSAGE = "Which topic should the prompt be about?"
+ASK_ALL_TEXT = "everything at once"
+SECRET_TEMPLATE = "mrtr://secret/{label}"
+SECRET_MESSAGE = "Which colour unlocks {label}?"
+DECLINED = "declined"
+URL_ACCEPTED = "url accepted"
+
+
+def sampled_text(reply: str, model: str) -> str:
+    return f"{reply} (model {model})"
+
+
+def roots_text(roots: list[tuple[str, str]]) -> str:
+    return "\n".join(f"{name}: {uri}" for name, uri in roots)
+
+
+def likes(name: str, color: str) -> str:
+    return f"{name} likes {color}"
+
+
+def all_text(name: str | None, sampled: str, roots: str) -> str:
+    return f"name={name or DECLINED}; sample={sampled}; roots={len(roots.splitlines())}"
+
+
+def poem_request(name: str | None) -> str:
+    return f"Write a short poem for {name or 'someone'}."
+
+
+def secret_text(label: str, color: str | None) -> str:
+    return f"The {label} opens with {color}." if color else f"The {label} stays locked."
 
 
 class Weather(BaseModel):

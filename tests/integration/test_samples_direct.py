@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import peers
 import pytest
+
+import peers
 
 pytestmark = pytest.mark.legacy_peer
 
@@ -272,3 +273,45 @@ def test_modern_everything_serves_legacy_client_too(legacy_python: str) -> None:
     check_basic_common(basic)
     check_logging(steps(report, "logging"))
     check_subscriptions(steps(report, "subscriptions"))
+
+
+# --- MRTR servers: the server asks the client mid-call ---------------------------------------
+
+SUMMARY = "summary of [Summarize in one line: the quick brown fox] (model echo-model)"
+ROOTS_TEXT = "root-a: file:///tmp/mcp-eras/root-a\nroot-b: file:///tmp/mcp-eras/root-b"
+ASK_ALL_TEXT = "name=Ada; sample=summary of [Summarize in one line: everything at once] (model echo-model); roots=2"
+MRTR_EXPECTED: dict[str, tuple[str, list[str]]] = {
+    "ask_name": ("Hello, Ada!", ["elicitation/form"]),
+    "ask_url": ("url accepted", ["elicitation/url"]),
+    "summarize": (SUMMARY, ["sampling"]),
+    "list_my_roots": (ROOTS_TEXT, ["roots"]),
+    "two_questions": ("Ada likes teal", ["elicitation/form", "elicitation/form"]),
+    "ask_all": (ASK_ALL_TEXT, ["elicitation/form", "roots", "sampling"]),
+    "wait_then_ask": ("Hello, Ada!", ["elicitation/form"]),
+}
+
+
+def check_mrtr(mrtr: dict[str, Any]) -> None:
+    for tool, (text, inputs) in MRTR_EXPECTED.items():
+        assert mrtr[tool]["is_error"] is False, (tool, mrtr[tool])
+        assert mrtr[tool]["text"] == [text], tool
+        assert mrtr[tool]["inputs"] == inputs, tool
+    assert mrtr["wait_then_ask"]["progress"] == [[1, 2, "waiting 1/2"], [2, 2, "waiting 2/2"]]
+    assert mrtr["mrtr_prompt"] == [{"role": "user", "text": "Write a short poem for Ada."}]
+    assert mrtr["mrtr_prompt_inputs"] == ["elicitation/form"]
+    assert mrtr["mrtr_resource"] == [
+        {"uri": "mrtr://secret/vault", "mime_type": "text/plain", "text": "The vault opens with teal."}
+    ]
+    assert mrtr["mrtr_resource_inputs"] == ["elicitation/form"]
+
+
+def test_legacy_mrtr_stdio(legacy_python: str) -> None:
+    report = run_client(legacy_python, LEGACY_CLIENT, [legacy_python, LEGACY_MRTR], ["mrtr"])
+    assert report["protocol_version"] == "2025-11-25"
+    check_mrtr(steps(report, "mrtr"))
+
+
+def test_legacy_mrtr_http(legacy_python: str) -> None:
+    with http_server(legacy_python, LEGACY_MRTR) as url:
+        report = run_client(legacy_python, LEGACY_CLIENT, [url], ["mrtr"])
+    check_mrtr(steps(report, "mrtr"))
