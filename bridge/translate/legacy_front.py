@@ -1,0 +1,485 @@
+"""Direction B, pure: a 2025-era session in front of a 2026-07-28 upstream.
+
+Plain functions and small state objects over dicts; no I/O, no clocks. The legacy front
+(``bridge/front/legacy.py``) feeds them frames and moves their output.
+
+Rules follow shared/design/spec-delta.md, sections 1.5, 1.6, 3.0-3.7 (Dir B columns), 4.4 and 5.3.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import jsonrpc
+from bridge.eras import (
+    LEGACY,
+    LEGACY_VERSIONS,
+    LOG_LEVEL_RANK,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_RELATED_TASK,
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+    MODERN,
+    MRTR_METHODS,
+)
+from bridge.jsonrpc import FrameError, Message, RequestId
+
+# Notifications an upstream listen stream may carry that mean something to a 2025 client.
+LISTEN_NOTIFICATIONS = frozenset(
+    {
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/resources/updated",
+    }
+)
+REQUEST_SCOPED_NOTIFICATIONS = frozenset({"notifications/progress", "notifications/message"})
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+LIST_RESULT_METHODS = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
+
+
+# --------------------------------------------------------------------------------------------
+# Session identity (what a 2025 session fixes once and a 2026 request carries every time)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SessionIdentity:
+    """What ``initialize`` (and later ``logging/setLevel``) told the bridge about a legacy client."""
+
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any]
+    log_level: str | None = None
+    server_capabilities: dict[str, Any] = field(default_factory=dict)
+    """The capabilities the bridge advertised to this client (legacy shape)."""
+
+    @property
+    def modern_capabilities(self) -> dict[str, Any]:
+        return map_client_capabilities(self.client_capabilities)
+
+
+def negotiate_version(requested: Any) -> str:
+    """The legacy revision to answer ``initialize`` with: the client's if the bridge speaks it, else the latest."""
+    if isinstance(requested, str) and requested in LEGACY_VERSIONS:
+        return requested
+    return LEGACY
+
+
+def parse_initialize(params: Any, bridge_info: dict[str, str]) -> SessionIdentity:
+    """Session identity from ``initialize`` params; raises FrameError(-32602) when they are unusable."""
+    if not isinstance(params, dict):
+        raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: initialize requires params")
+    requested = params.get("protocolVersion")
+    if not isinstance(requested, str):
+        raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
+    caps = params.get("capabilities")
+    if caps is None:
+        caps = {}
+    if not isinstance(caps, dict):
+        raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: capabilities must be an object")
+    info = params.get("clientInfo")
+    if not (isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+        # 2025 requires clientInfo; be lenient and fall back to the bridge's identity for the upstream _meta.
+        info = dict(bridge_info)
+    return SessionIdentity(protocol_version=negotiate_version(requested), client_capabilities=caps, client_info=info)
+
+
+# --------------------------------------------------------------------------------------------
+# Capabilities (spec-delta 1.5)
+# --------------------------------------------------------------------------------------------
+
+
+def map_client_capabilities(caps: dict[str, Any]) -> dict[str, Any]:
+    """2025 ``initialize.capabilities`` -> 2026 per-request ``clientCapabilities``."""
+    out: dict[str, Any] = {}
+    if isinstance(caps.get("experimental"), dict):
+        out["experimental"] = copy.deepcopy(caps["experimental"])
+    if "roots" in caps and caps["roots"] is not None:
+        out["roots"] = {}  # 2026 roots capability has no listChanged
+    for key in ("sampling", "elicitation"):
+        value = caps.get(key)
+        if isinstance(value, dict):
+            out[key] = copy.deepcopy(value)
+    # tasks (client-hosted) cannot be expressed in 2026; unknown keys have no 2026 meaning.
+    return out
+
+
+def map_server_capabilities(caps: dict[str, Any]) -> dict[str, Any]:
+    """2026 ``DiscoverResult.capabilities`` -> 2025 ``InitializeResult.capabilities`` (drops ``extensions``)."""
+    out: dict[str, Any] = {}
+    for key, value in caps.items():
+        if key == "extensions":
+            continue
+        out[key] = copy.deepcopy(value)
+    return out
+
+
+def client_declares(caps: dict[str, Any], input_request: dict[str, Any]) -> bool:
+    """Whether a legacy client's ``initialize`` capabilities cover one 2026 input request."""
+    method = input_request.get("method")
+    params = input_request.get("params") if isinstance(input_request.get("params"), dict) else {}
+    if method == "roots/list":
+        return isinstance(caps.get("roots"), dict)
+    if method == "sampling/createMessage":
+        sampling = caps.get("sampling")
+        if not isinstance(sampling, dict):
+            return False
+        if ("tools" in params or "toolChoice" in params) and not isinstance(sampling.get("tools"), dict):
+            return False
+        if params.get("includeContext") in ("thisServer", "allServers") and not isinstance(sampling.get("context"), dict):
+            return False
+        return True
+    if method == "elicitation/create":
+        elicitation = caps.get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        mode = params.get("mode", "form")
+        if mode == "url":
+            return isinstance(elicitation.get("url"), dict)
+        # {} means form only (2025-11-25); an explicit form entry also does.
+        return not elicitation or isinstance(elicitation.get("form"), dict)
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# initialize (spec-delta 3.1)
+# --------------------------------------------------------------------------------------------
+
+
+def initialize_result(discover: dict[str, Any], identity: SessionIdentity, bridge_info: dict[str, str]) -> dict[str, Any]:
+    """The ``InitializeResult`` a legacy client gets, answered locally from the upstream's ``DiscoverResult``.
+
+    Raises FrameError(-32602, data={supported, requested}) when the upstream does not serve 2026-07-28.
+    """
+    supported = discover.get("supportedVersions")
+    if not isinstance(supported, list) or MODERN not in supported:
+        raise FrameError(
+            jsonrpc.INVALID_PARAMS,
+            "Unsupported protocol version: the upstream server does not serve 2026-07-28",
+            {"supported": list(LEGACY_VERSIONS), "requested": identity.protocol_version, "upstream": supported},
+        )
+    caps = discover.get("capabilities")
+    server_caps = map_server_capabilities(caps if isinstance(caps, dict) else {})
+    meta = discover.get("_meta")
+    info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+    if not (isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+        info = dict(bridge_info)
+    result: dict[str, Any] = {
+        "protocolVersion": identity.protocol_version,
+        "capabilities": server_caps,
+        "serverInfo": copy.deepcopy(info),
+    }
+    if isinstance(discover.get("instructions"), str):
+        result["instructions"] = discover["instructions"]
+    identity.server_capabilities = server_caps
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Requests: legacy -> canonical (spec-delta 3.0)
+# --------------------------------------------------------------------------------------------
+
+
+def request_meta(identity: SessionIdentity, original: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The 2026 ``_meta`` for one request of the session (the request's own keys kept, minus related-task)."""
+    meta: dict[str, Any] = {}
+    if isinstance(original, dict):
+        meta.update({k: v for k, v in original.items() if k != META_RELATED_TASK})
+    meta[META_PROTOCOL_VERSION] = MODERN
+    meta[META_CLIENT_CAPABILITIES] = identity.modern_capabilities
+    meta[META_CLIENT_INFO] = copy.deepcopy(identity.client_info)
+    if identity.log_level is not None:
+        meta[META_LOG_LEVEL] = identity.log_level
+    else:
+        meta.pop(META_LOG_LEVEL, None)
+    return meta
+
+
+def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
+    """A legacy client request as the canonical 2026 request (same id; ``_meta`` stamped from the session)."""
+    params = msg.get("params")
+    new_params: dict[str, Any] = dict(params) if isinstance(params, dict) else {}
+    new_params["_meta"] = request_meta(identity, new_params.get("_meta"))
+    new_params.pop("task", None)  # the bridge does not translate client task augmentation
+    new_params.pop("inputResponses", None)  # 2026-only fields a legacy client has no business sending
+    new_params.pop("requestState", None)
+    return jsonrpc.request(msg["id"], msg["method"], new_params)
+
+
+def listen_filter(server_caps: dict[str, Any], uris: Iterable[str]) -> dict[str, Any]:
+    """The ``SubscriptionFilter`` covering what a legacy session can receive unsolicited (spec-delta 5.3)."""
+    filt: dict[str, Any] = {}
+    for cap, key in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"), ("resources", "resourcesListChanged")):
+        c = server_caps.get(cap)
+        if isinstance(c, dict) and c.get("listChanged"):
+            filt[key] = True
+    res = server_caps.get("resources")
+    uri_list = sorted(set(uris))
+    if uri_list and isinstance(res, dict) and res.get("subscribe"):
+        filt["resourceSubscriptions"] = uri_list
+    return filt
+
+
+def listen_request(id: RequestId, identity: SessionIdentity, filt: dict[str, Any]) -> Message:
+    meta = request_meta(identity)
+    meta.pop(META_LOG_LEVEL, None)  # never logs on a listen stream
+    return jsonrpc.request(id, "subscriptions/listen", {"_meta": meta, "notifications": filt})
+
+
+# --------------------------------------------------------------------------------------------
+# Results and errors: canonical -> legacy
+# --------------------------------------------------------------------------------------------
+
+
+def _strip_result_meta(result: dict[str, Any]) -> None:
+    meta = result.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k not in (META_SERVER_INFO, META_SUBSCRIPTION_ID)}
+        if meta:
+            result["_meta"] = meta
+        else:
+            result.pop("_meta", None)
+
+
+def _object_root_schema(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "object"
+
+
+def to_legacy_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A 2026 ``complete`` result as a 2025 result (2026-only fields removed, widened fields narrowed)."""
+    out = {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
+    _strip_result_meta(out)
+    if method == "tools/call" and "structuredContent" in out and not isinstance(out["structuredContent"], dict):
+        sc = out.pop("structuredContent")
+        content = out.get("content")
+        if not isinstance(content, list):
+            content = []
+        if not any(isinstance(c, dict) and c.get("type") == "text" for c in content):
+            content = [*content, {"type": "text", "text": jsonrpc.dumps(sc).decode()}]
+        out["content"] = content
+    elif method == "tools/list" and isinstance(out.get("tools"), list):
+        tools = []
+        for tool in out["tools"]:
+            if isinstance(tool, dict) and "outputSchema" in tool and not _object_root_schema(tool["outputSchema"]):
+                tool = {k: v for k, v in tool.items() if k != "outputSchema"}
+            tools.append(tool)
+        out["tools"] = tools
+    return out
+
+
+def looks_not_found(error: dict[str, Any], params: dict[str, Any] | None) -> bool:
+    """The 2026 -32602 a ``resources/read`` gets for a missing resource (heuristic: ``data.uri`` or the message)."""
+    if error.get("code") != jsonrpc.INVALID_PARAMS:
+        return False
+    data = error.get("data")
+    if isinstance(data, dict) and "uri" in data:
+        return True
+    message = str(error.get("message", "")).lower()
+    return any(word in message for word in ("not found", "unknown resource", "no such", "does not exist"))
+
+
+def to_legacy_error(method: str, error: dict[str, Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Map a 2026 JSON-RPC error object to the 2025 one (spec-delta 1.6, Dir B)."""
+    out = dict(error)
+    if method == "resources/read" and looks_not_found(error, params):
+        out["code"] = jsonrpc.RESOURCE_NOT_FOUND_2025
+        if not isinstance(out.get("data"), dict) and isinstance(params, dict) and isinstance(params.get("uri"), str):
+            out["data"] = {"uri": params["uri"]}
+    return out
+
+
+def to_legacy_response(method: str, response: Message, legacy_id: RequestId, params: dict[str, Any] | None = None) -> Message:
+    """A canonical ``complete`` response (or error) for a legacy client, with its own request id."""
+    if "error" in response:
+        err = response["error"] if isinstance(response["error"], dict) else {"code": jsonrpc.INTERNAL_ERROR, "message": "error"}
+        mapped = to_legacy_error(method, err, params)
+        return {"jsonrpc": "2.0", "id": legacy_id, "error": mapped}
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return jsonrpc.error_response(legacy_id, jsonrpc.INTERNAL_ERROR, "Upstream returned a malformed result")
+    rtype = result.get("resultType", "complete")
+    if rtype != "complete":
+        return jsonrpc.error_response(
+            legacy_id, jsonrpc.INTERNAL_ERROR, f"Upstream returned a {rtype!r} result the bridge cannot translate for {method}"
+        )
+    return jsonrpc.result_response(legacy_id, to_legacy_result(method, result))
+
+
+def result_type(response: Message) -> str | None:
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return None
+    value = result.get("resultType", "complete")
+    return value if isinstance(value, str) else None
+
+
+# --------------------------------------------------------------------------------------------
+# Notifications: canonical -> legacy
+# --------------------------------------------------------------------------------------------
+
+
+def to_legacy_notification(msg: Message) -> Message | None:
+    """A 2026 notification for a legacy client (subscription tag removed), or None when it has no 2025 meaning."""
+    method = msg.get("method")
+    if method == ACKNOWLEDGED or method == "notifications/cancelled":
+        return None
+    params = msg.get("params")
+    if isinstance(params, dict) and isinstance(params.get("_meta"), dict) and META_SUBSCRIPTION_ID in params["_meta"]:
+        meta = {k: v for k, v in params["_meta"].items() if k != META_SUBSCRIPTION_ID}
+        params = {k: v for k, v in params.items() if k != "_meta"}
+        if meta:
+            params["_meta"] = meta
+        return jsonrpc.notification(method, params)
+    return msg
+
+
+class ProgressClamp:
+    """Keeps ``progress`` strictly increasing per legacy token (2025 MUST), across MRTR retries."""
+
+    def __init__(self) -> None:
+        self._last: dict[Any, float] = {}
+
+    def admit(self, msg: Message) -> bool:
+        params = msg.get("params")
+        if not isinstance(params, dict):
+            return False
+        token = params.get("progressToken")
+        progress = params.get("progress")
+        if isinstance(progress, bool) or not isinstance(progress, int | float):
+            return False
+        key = (type(token).__name__, token)
+        last = self._last.get(key)
+        if last is not None and progress <= last:
+            return False
+        self._last[key] = progress
+        return True
+
+    def forget(self, token: Any) -> None:
+        self._last.pop((type(token).__name__, token), None)
+
+
+def validate_log_level(params: Any) -> str:
+    """``logging/setLevel`` params -> level; FrameError(-32602) when it is not an RFC 5424 level."""
+    level = params.get("level") if isinstance(params, dict) else None
+    if not isinstance(level, str) or level not in LOG_LEVEL_RANK:
+        raise FrameError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown logging level {level!r}",
+                         {"levels": list(LOG_LEVEL_RANK)})
+    return level
+
+
+# --------------------------------------------------------------------------------------------
+# MRTR, direction B (spec-delta 4.4)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PendingInput:
+    """One input request of an ``input_required`` round, sent to the legacy client as a real request."""
+
+    key: str
+    method: str
+    request: Message
+    """The 2025 server->client JSON-RPC request (bridge-minted id)."""
+    elicitation_id: str | None = None
+
+
+class MrtrAbort(Exception):
+    """The round cannot complete; the legacy request gets this -32603 error."""
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+    def to_response(self, legacy_id: RequestId) -> Message:
+        return jsonrpc.error_response(legacy_id, jsonrpc.INTERNAL_ERROR, self.message, self.data)
+
+
+def input_round(
+    result: dict[str, Any],
+    client_caps: dict[str, Any],
+    mint_id: Callable[[], RequestId],
+    mint_elicitation_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+) -> list[PendingInput]:
+    """An ``InputRequiredResult``'s ``inputRequests`` as legacy server->client requests.
+
+    Raises MrtrAbort when the result is malformed or asks for something the client did not declare
+    (2026 servers MUST NOT do that; relaying it would break the 2025 client's expectations).
+    """
+    requests = result.get("inputRequests")
+    if requests is None:
+        requests = {}
+    if not isinstance(requests, dict):
+        raise MrtrAbort("Upstream input_required result has malformed inputRequests")
+    if not requests and not isinstance(result.get("requestState"), str):
+        raise MrtrAbort("Upstream input_required result carries neither inputRequests nor requestState")
+    out: list[PendingInput] = []
+    for key, req in requests.items():
+        if not isinstance(req, dict) or req.get("method") not in ("elicitation/create", "sampling/createMessage", "roots/list"):
+            raise MrtrAbort(f"Upstream input request {key!r} is not an elicitation, sampling or roots request")
+        if not client_declares(client_caps, req):
+            raise MrtrAbort(
+                f"Upstream asked for input {key!r} ({req['method']}) that the client did not declare a capability for",
+                {"inputRequest": req},
+            )
+        method = req["method"]
+        params = copy.deepcopy(req["params"]) if isinstance(req.get("params"), dict) else None
+        elicitation_id = None
+        if method == "elicitation/create" and params is not None and params.get("mode") == "url":
+            elicitation_id = mint_elicitation_id()
+            params["elicitationId"] = elicitation_id
+        out.append(PendingInput(key=key, method=method, request=jsonrpc.request(mint_id(), method, params),
+                                elicitation_id=elicitation_id))
+    return out
+
+
+def input_response(pending: PendingInput, response: Message) -> Any:
+    """A legacy client's answer to one input request as the 2026 ``InputResponse`` value.
+
+    Elicitation errors become ``{"action": "cancel"}``; sampling and roots errors raise MrtrAbort.
+    """
+    if "error" in response:
+        if pending.method == "elicitation/create":
+            return {"action": "cancel"}
+        err = response["error"]
+        raise MrtrAbort(f"The client failed input request {pending.key!r} ({pending.method})", {"inputKey": pending.key, "error": err})
+    result = response.get("result")
+    if not isinstance(result, dict):
+        raise MrtrAbort(f"The client answered input request {pending.key!r} with a malformed result")
+    value = {k: v for k, v in result.items() if k != "resultType"}
+    if pending.method in ("elicitation/create", "roots/list"):
+        value.pop("_meta", None)
+    return value
+
+
+def retry_request(canonical: Message, id: RequestId, input_responses: dict[str, Any], request_state: Any) -> Message:
+    """The next MRTR round: original params, fresh id, ``inputResponses`` and the byte-identical ``requestState``."""
+    params = {k: v for k, v in canonical["params"].items() if k not in ("inputResponses", "requestState")}
+    if input_responses:
+        params["inputResponses"] = input_responses
+    if isinstance(request_state, str):
+        params["requestState"] = request_state
+    return jsonrpc.request(id, canonical["method"], params)
+
+
+def elicitation_complete(elicitation_id: str) -> Message:
+    return jsonrpc.notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
+
+
+def is_mrtr_method(method: str) -> bool:
+    return method in MRTR_METHODS
+
+
+def cancel_notification(request_id: RequestId, reason: str | None = None) -> Message:
+    params: dict[str, Any] = {"requestId": request_id}
+    if reason:
+        params["reason"] = reason
+    return jsonrpc.notification("notifications/cancelled", params)

@@ -1,0 +1,503 @@
+"""A 2026-07-28 server as the canonical upstream: pass-through with envelope validation.
+
+* ``ModernHttpUpstream``: one POST per request (routing headers mirrored from the body it actually
+  sends), JSON or SSE answers, closing the response stream is the cancel. One pooled httpx client.
+* ``ModernStdioUpstream``: one long-lived child (``ChildProcess``), upstream ids minted here and
+  mapped back, ``notifications/cancelled`` to cancel, in-flight calls failed when the child dies.
+
+Both cache ``server/discover`` for its ``ttlMs`` (per principal unless ``cacheScope`` is public).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import httpx
+
+from bridge import jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Emit, Upstream, UpstreamError
+from bridge.eras import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SUBSCRIPTION_ID,
+    MODERN,
+)
+from bridge.jsonrpc import Message, RequestId
+from bridge.translate import mirror_headers
+from bridge.upstream.process import ChildProcess
+
+log = logging.getLogger("mcp_bridge.upstream.modern")
+
+LISTEN = "subscriptions/listen"
+
+
+def _bridge_meta(settings: Settings) -> dict[str, Any]:
+    return {
+        META_PROTOCOL_VERSION: MODERN,
+        META_CLIENT_CAPABILITIES: {},
+        META_CLIENT_INFO: settings.bridge_info(),
+    }
+
+
+def _check_response(msg: Any, wire_id: RequestId) -> bool:
+    if not isinstance(msg, dict):
+        return False
+    try:
+        jsonrpc.check_envelope(msg)
+    except jsonrpc.FrameError:
+        return False
+    return jsonrpc.is_response(msg) and msg.get("id") == wire_id
+
+
+def _retag(msg: Message, wire_id: RequestId, caller_id: RequestId) -> Message:
+    """Subscription notifications name the upstream listen id; give them the caller's id back."""
+    params = msg.get("params")
+    if isinstance(params, dict):
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta and meta[META_SUBSCRIPTION_ID] == wire_id:
+            return {**msg, "params": {**params, "_meta": {**meta, META_SUBSCRIPTION_ID: caller_id}}}
+    return msg
+
+
+def _retag_result(resp: Message, wire_id: RequestId, caller_id: RequestId) -> Message:
+    out = {**resp, "id": caller_id}
+    result = out.get("result")
+    if isinstance(result, dict):
+        meta = result.get("_meta")
+        if isinstance(meta, dict) and meta.get(META_SUBSCRIPTION_ID) == wire_id:
+            out["result"] = {**result, "_meta": {**meta, META_SUBSCRIPTION_ID: caller_id}}
+    return out
+
+
+class _DiscoverCache:
+    def __init__(self) -> None:
+        self._entries: dict[str | None, tuple[float, Message]] = {}
+        self._lock = asyncio.Lock()
+
+    def get(self, principal: str | None) -> Message | None:
+        now = time.monotonic()
+        for key in (principal, "\0public"):
+            entry = self._entries.get(key)
+            if entry and entry[0] > now:
+                return entry[1]
+        return None
+
+    def put(self, principal: str | None, result: Message) -> None:
+        ttl = result.get("ttlMs")
+        if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0:
+            return
+        key = "\0public" if result.get("cacheScope") == "public" else principal
+        self._entries[key] = (time.monotonic() + ttl / 1000.0, result)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+async def _discover(up: Upstream, cache: _DiscoverCache, settings: Settings, ctx: CallContext) -> Message:
+    hit = cache.get(ctx.principal)
+    if hit is not None:
+        return hit
+    req = jsonrpc.request("discover", "server/discover", {"_meta": _bridge_meta(settings)})
+    resp = await up.call(req, ctx, _discard)
+    if "error" in resp:
+        err = resp["error"]
+        raise UpstreamError(f"upstream server/discover failed: {err.get('code')} {err.get('message')}")
+    result = resp.get("result")
+    if not isinstance(result, dict):
+        raise UpstreamError("upstream server/discover returned no result")
+    cache.put(ctx.principal, result)
+    return result
+
+
+async def _discard(_msg: Message) -> None:
+    return None
+
+
+# ==============================================================================================
+# HTTP
+# ==============================================================================================
+
+
+class ModernHttpUpstream(Upstream):
+    """A 2026-07-28 Streamable HTTP server."""
+
+    era = MODERN
+
+    def __init__(self, url: str, settings: Settings, headers: dict[str, str] | None = None) -> None:
+        self.url = url
+        self.settings = settings
+        self.static_headers = dict(headers or {})
+        self._client: httpx.AsyncClient | None = None
+        self._ids = itertools.count(1)
+        self._discover = _DiscoverCache()
+        self._tool_headers: dict[str, dict[tuple[str, ...], str]] = {}
+        self._tools_loaded = False
+        self._tools_lock = asyncio.Lock()
+        self.calls = 0
+
+    async def start(self) -> None:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
+                limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+            )
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def status(self) -> dict[str, Any]:
+        return {"era": self.era, "transport": "http", "url": self.url, "calls": self.calls}
+
+    async def discover(self, ctx: CallContext) -> Message:
+        return await _discover(self, self._discover, self.settings, ctx)
+
+    # --- headers -------------------------------------------------------------------------------
+
+    def _headers(self, wire: Message, ctx: CallContext) -> dict[str, str]:
+        headers = {
+            **self.static_headers,
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": MODERN,
+        }
+        headers.update(mirror_headers.routing_headers(wire))
+        if ctx.authorization:
+            headers["Authorization"] = ctx.authorization
+        for key, value in ctx.trace.items():
+            if key.lower() in ("traceparent", "tracestate", "baggage"):
+                headers[key] = value
+        if wire.get("method") == "tools/call":
+            params = wire.get("params") or {}
+            annotations = self._tool_headers.get(params.get("name"))
+            if annotations:
+                headers.update(mirror_headers.param_headers(annotations, params.get("arguments")))
+        return headers
+
+    def _learn_tools(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Cache ``x-mcp-header`` annotations; drop tools whose annotations are invalid (client MUST)."""
+        tools = result.get("tools")
+        if not isinstance(tools, list):
+            return result
+        kept = []
+        for tool in tools:
+            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+                continue
+            annotations = mirror_headers.header_param_names(tool)
+            if annotations is None:
+                log.warning("dropping tool %r from tools/list: invalid x-mcp-header annotations", tool.get("name"))
+                self._tool_headers.pop(tool["name"], None)
+                continue
+            self._tool_headers[tool["name"]] = annotations
+            kept.append(tool)
+        if len(kept) == len(tools):
+            return result
+        return {**result, "tools": kept}
+
+    async def _refresh_tools(self, meta: dict[str, Any], ctx: CallContext) -> None:
+        async with self._tools_lock:
+            cursor: Any = None
+            for _ in range(100):
+                params: dict[str, Any] = {"_meta": meta}
+                if cursor is not None:
+                    params["cursor"] = cursor
+                req = jsonrpc.request(f"tools-{next(self._ids)}", "tools/list", params)
+                resp = await self._exchange(req, ctx, _discard, req["id"])
+                result = resp.get("result")
+                if not isinstance(result, dict):
+                    break
+                self._learn_tools(result)
+                cursor = result.get("nextCursor")
+                if not isinstance(cursor, str):
+                    break
+            self._tools_loaded = True
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        await self.start()
+        self.calls += 1
+        method = request.get("method")
+        caller_id = request["id"]
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
+            with contextlib.suppress(UpstreamError, httpx.HTTPError):
+                await self._refresh_tools(params.get("_meta") or _bridge_meta(self.settings), ctx)
+        resp = await self._call_once(request, ctx, emit)
+        if method == "tools/call" and isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
+            # Our tool schemas are stale: refresh, rebuild the headers from the body, retry once.
+            with contextlib.suppress(UpstreamError, httpx.HTTPError):
+                await self._refresh_tools(params.get("_meta") or _bridge_meta(self.settings), ctx)
+            resp = await self._call_once(request, ctx, emit)
+            if isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
+                resp = jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
+                                              "Upstream rejected the bridge's routing headers", resp["error"])
+        if method == "tools/list" and isinstance(resp.get("result"), dict):
+            resp = {**resp, "result": self._learn_tools(resp["result"])}
+        return resp
+
+    async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        wire_id: RequestId = next(self._ids)
+        wire = {**request, "id": wire_id}
+        if request.get("method") == LISTEN:
+            return await self._exchange(wire, ctx, emit, request["id"], timeout=None)
+        return await self._exchange(wire, ctx, emit, request["id"], timeout=self.settings.request_timeout)
+
+    async def _exchange(self, wire: Message, ctx: CallContext, emit: Emit, caller_id: RequestId,
+                        timeout: float | None = 300.0) -> Message:
+        assert self._client is not None
+        wire_id = wire["id"]
+        headers = self._headers(wire, ctx)
+        http_timeout = httpx.Timeout(self.settings.request_timeout if timeout else None, connect=self.settings.connect_timeout)
+        try:
+            with anyio.fail_after(timeout) if timeout else contextlib.nullcontext():
+                async with self._client.stream("POST", self.url, content=jsonrpc.dumps(wire), headers=headers,
+                                               timeout=http_timeout) as resp:
+                    ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+                    if ctype == "text/event-stream":
+                        found = await self._read_sse(resp, wire_id, caller_id, emit)
+                        if found is not None:
+                            return _retag_result(found, wire_id, caller_id)
+                        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
+                                                      "Upstream closed the response stream without a response")
+                    body = await resp.aread()
+                    msg: Any = None
+                    if body:
+                        with contextlib.suppress(Exception):
+                            msg = jsonrpc.loads(body)
+                    if _check_response(msg, wire_id):
+                        return _retag_result(msg, wire_id, caller_id)
+                    if isinstance(msg, dict) and "error" in msg and msg.get("id") is None and isinstance(msg["error"], dict):
+                        return jsonrpc.error_response(caller_id, msg["error"].get("code", jsonrpc.INTERNAL_ERROR),
+                                                      str(msg["error"].get("message", "error")), msg["error"].get("data"))
+                    return self._status_error(resp.status_code, caller_id, resp.headers)
+        except TimeoutError:
+            return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"upstream {self.url} unreachable: {exc.__class__.__name__}: {exc}") from None
+
+    @staticmethod
+    def _status_error(status: int, caller_id: RequestId, headers: httpx.Headers) -> Message:
+        if status == 404:
+            return jsonrpc.error_response(caller_id, jsonrpc.METHOD_NOT_FOUND, "Method not found (upstream HTTP 404)")
+        data: dict[str, Any] = {"httpStatus": status}
+        if status in (401, 403) and headers.get("www-authenticate"):
+            data["wwwAuthenticate"] = headers["www-authenticate"]
+        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, f"Upstream answered HTTP {status} without a response", data)
+
+    async def _read_sse(self, resp: httpx.Response, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
+        data_lines: list[str] = []
+        async for line in resp.aiter_lines():
+            if line == "":
+                if not data_lines:
+                    continue
+                data = "\n".join(data_lines)
+                data_lines = []
+                try:
+                    msg = jsonrpc.parse_frame(data)
+                except jsonrpc.FrameError:
+                    log.warning("upstream sent a malformed SSE frame: %.200r", data)
+                    continue
+                if jsonrpc.is_response(msg):
+                    if msg.get("id") == wire_id:
+                        return msg
+                    continue
+                if jsonrpc.is_notification(msg):
+                    await emit(_retag(msg, wire_id, caller_id))
+                # 2026 servers never send requests; ignore any.
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            if value.startswith(" "):
+                value = value[1:]
+            if name == "data":
+                data_lines.append(value)
+        return None
+
+
+# ==============================================================================================
+# stdio
+# ==============================================================================================
+
+
+@dataclass
+class _InFlight:
+    caller_id: RequestId
+    method: str
+    emit: Emit
+    future: asyncio.Future[Message]
+    progress_token: Any = None
+    wire_token: str | None = None
+    wants_logs: bool = False
+    acked: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ModernStdioUpstream(Upstream):
+    """A 2026-07-28 server as one supervised child process speaking NDJSON on stdio."""
+
+    era = MODERN
+
+    def __init__(self, argv: Sequence[str], settings: Settings, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        self.settings = settings
+        self.argv = list(argv)
+        self._proc = ChildProcess(
+            argv,
+            on_message=self._on_message,
+            on_exit=self._on_exit,
+            env=env,
+            cwd=cwd,
+            max_line_bytes=settings.max_line_bytes,
+            backoff_initial=settings.respawn_backoff_initial,
+            backoff_max=settings.respawn_backoff_max,
+            name="modern-stdio",
+        )
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _InFlight] = {}
+        self._by_token: dict[str, int] = {}
+        self._discover = _DiscoverCache()
+        self._started = False
+
+    @property
+    def process(self) -> ChildProcess:
+        return self._proc
+
+    async def start(self) -> None:
+        if not self._started:
+            self._started = True
+            await self._proc.start()
+        await self._proc.wait_ready(self.settings.connect_timeout)
+
+    async def aclose(self) -> None:
+        self._fail_all("upstream closed")
+        await self._proc.aclose()
+
+    def status(self) -> dict[str, Any]:
+        return {"era": self.era, "transport": "stdio", "pid": self._proc.pid, "restarts": self._proc.restarts,
+                "inflight": len(self._pending)}
+
+    async def discover(self, ctx: CallContext) -> Message:
+        return await _discover(self, self._discover, self.settings, ctx)
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        await self.start()
+        wire_id = next(self._ids)
+        params = request.get("params")
+        params = dict(params) if isinstance(params, dict) else {}
+        meta = dict(params.get("_meta") or {})
+        loop = asyncio.get_running_loop()
+        entry = _InFlight(caller_id=request["id"], method=request.get("method", ""), emit=emit, future=loop.create_future())
+        if "progressToken" in meta:
+            entry.progress_token = meta["progressToken"]
+            entry.wire_token = f"p{wire_id}"
+            meta["progressToken"] = entry.wire_token
+            self._by_token[entry.wire_token] = wire_id
+        entry.wants_logs = META_LOG_LEVEL in meta
+        params["_meta"] = meta
+        wire = {**request, "id": wire_id, "params": params}
+        self._pending[wire_id] = entry
+        try:
+            await self._proc.send(wire)
+            if entry.method == LISTEN:
+                resp = await entry.future
+            else:
+                try:
+                    with anyio.fail_after(self.settings.request_timeout):
+                        resp = await entry.future
+                except TimeoutError:
+                    await self._cancel_upstream(wire_id, "timed out")
+                    return jsonrpc.error_response(request["id"], jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
+            return _retag_result(resp, wire_id, request["id"])
+        except asyncio.CancelledError:
+            if wire_id in self._pending:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._cancel_upstream(wire_id, "cancelled by the client"))
+            raise
+        finally:
+            self._pending.pop(wire_id, None)
+            if entry.wire_token:
+                self._by_token.pop(entry.wire_token, None)
+
+    async def _cancel_upstream(self, wire_id: int, reason: str) -> None:
+        self._pending.pop(wire_id, None)
+        with contextlib.suppress(UpstreamError):
+            await self._proc.send(jsonrpc.notification("notifications/cancelled", {"requestId": wire_id, "reason": reason}))
+
+    def _fail_all(self, why: str) -> None:
+        for entry in list(self._pending.values()):
+            if not entry.future.done():
+                entry.future.set_exception(UpstreamError(why))
+        self._pending.clear()
+        self._by_token.clear()
+
+    async def _on_exit(self, code: int) -> None:
+        self._discover.clear()
+        self._fail_all(f"upstream process exited with {code}")
+
+    async def _on_message(self, msg: Message) -> None:
+        if jsonrpc.is_response(msg):
+            rid = msg.get("id")
+            entry = self._pending.get(rid) if isinstance(rid, int) else None
+            if entry is not None and not entry.future.done():
+                entry.future.set_result(msg)
+            return
+        if jsonrpc.is_request(msg):
+            # 2026 servers MUST NOT send requests; answer so a confused server does not hang.
+            with contextlib.suppress(UpstreamError):
+                await self._proc.send(jsonrpc.error_response(msg["id"], jsonrpc.METHOD_NOT_FOUND, "Method not found"))
+            return
+        await self._route_notification(msg)
+
+    async def _route_notification(self, msg: Message) -> None:
+        method = msg.get("method")
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        if META_SUBSCRIPTION_ID in meta:
+            wire_id = meta[META_SUBSCRIPTION_ID]
+            entry = self._pending.get(wire_id) if isinstance(wire_id, int) else None
+            if entry is not None:
+                await self._deliver(entry, _retag(msg, wire_id, entry.caller_id))
+            return
+        if method == "notifications/cancelled":
+            # A server ends a listen stream this way (stdio); treat it as the graceful close.
+            rid = params.get("requestId")
+            entry = self._pending.get(rid) if isinstance(rid, int) else None
+            if entry is not None and entry.method == LISTEN and not entry.future.done():
+                entry.future.set_result(jsonrpc.result_response(
+                    rid, {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: rid}}))
+            return
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            wire_id = self._by_token.get(token) if isinstance(token, str) else None
+            entry = self._pending.get(wire_id) if wire_id is not None else None
+            if entry is not None:
+                await self._deliver(entry, {**msg, "params": {**params, "progressToken": entry.progress_token}})
+            return
+        if method == "notifications/message":
+            # stdio carries no request reference for logs: deliver only when attribution is unambiguous.
+            wanting = [e for e in self._pending.values() if e.wants_logs and e.method != LISTEN]
+            if len(wanting) == 1:
+                await self._deliver(wanting[0], msg)
+            else:
+                log.debug("dropping unattributable upstream log message (%d candidate requests)", len(wanting))
+            return
+        log.debug("dropping unroutable upstream notification %s", method)
+
+    async def _deliver(self, entry: _InFlight, msg: Message) -> None:
+        try:
+            await entry.emit(msg)
+        except Exception:  # noqa: BLE001 - a consumer bug must not stop the reader
+            log.exception("emit failed for upstream notification %s", msg.get("method"))
