@@ -315,3 +315,134 @@ def test_legacy_mrtr_http(legacy_python: str) -> None:
     with http_server(legacy_python, LEGACY_MRTR) as url:
         report = run_client(legacy_python, LEGACY_CLIENT, [url], ["mrtr"])
     check_mrtr(steps(report, "mrtr"))
+
+
+def check_modern_rounds(mrtr: dict[str, Any]) -> None:
+    """The 2026 wire shows the rounds: one input each, three in one round, two rounds."""
+    for tool in ["ask_name", "ask_url", "summarize", "list_my_roots", "wait_then_ask"]:
+        assert mrtr[tool]["rounds"] == [MRTR_EXPECTED[tool][1]], tool
+    assert mrtr["ask_all"]["rounds"] == [["elicitation/form", "roots", "sampling"]]
+    assert mrtr["two_questions"]["rounds"] == [["elicitation/form"], ["elicitation/form"]]
+
+
+def test_modern_mrtr_stdio() -> None:
+    report = run_client(peers.MODERN_PYTHON, MODERN_CLIENT, [peers.MODERN_PYTHON, MODERN_MRTR], ["mrtr"])
+    assert report["protocol_version"] == "2026-07-28"
+    check_mrtr(steps(report, "mrtr"))
+    check_modern_rounds(steps(report, "mrtr"))
+
+
+def test_modern_mrtr_http(legacy_python: str) -> None:
+    with http_server(peers.MODERN_PYTHON, MODERN_MRTR) as url:
+        report = run_client(peers.MODERN_PYTHON, MODERN_CLIENT, [url], ["mrtr"])
+        refused = run_client(legacy_python, LEGACY_CLIENT, [url], ["mrtr"], expect_ok=False)
+    check_mrtr(steps(report, "mrtr"))
+    check_modern_rounds(steps(report, "mrtr"))
+    assert "connect_error" in refused
+
+
+class RawStdio:
+    """Newline-delimited JSON-RPC with a server subprocess: the 2026 wire, byte for byte."""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.next_id = 0
+
+    def request(self, method: str, params: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        params = {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+                "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"},
+            },
+        }
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "server closed stdout"
+            frame = json.loads(line)
+            if frame.get("id") == self.next_id:
+                return frame
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+ALL_INPUT_CAPS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+
+
+def test_modern_mrtr_wire_shape_multi_round() -> None:
+    raw = RawStdio([peers.MODERN_PYTHON, MODERN_MRTR])
+    try:
+        first = raw.request("tools/call", {"name": "two_questions", "arguments": {}}, ALL_INPUT_CAPS)["result"]
+        assert first["resultType"] == "input_required"
+        assert list(first["inputRequests"]) == ["name"]
+        ask_name = first["inputRequests"]["name"]
+        assert ask_name["method"] == "elicitation/create"
+        assert ask_name["params"]["message"] == "What is your name?"
+        assert list(ask_name["params"]["requestedSchema"]["properties"]) == ["name"]
+        assert "requestState" not in first
+
+        answer_name = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        second = raw.request(
+            "tools/call", {"name": "two_questions", "arguments": {}, "inputResponses": answer_name}, ALL_INPUT_CAPS
+        )["result"]
+        assert second["resultType"] == "input_required"
+        assert list(second["inputRequests"]) == ["color"]
+        state = second["requestState"]
+        assert isinstance(state, str) and "Ada" not in state  # sealed by the SDK, not plaintext
+
+        answer_color = {"color": {"action": "accept", "content": {"color": "teal"}}}
+        params = {"name": "two_questions", "arguments": {}, "inputResponses": answer_color, "requestState": state}
+        third = raw.request("tools/call", params, ALL_INPUT_CAPS)["result"]
+        assert third["resultType"] == "complete"
+        assert third["content"] == [{"type": "text", "text": "Ada likes teal"}]
+
+        forged = raw.request("tools/call", {**params, "requestState": state[:-4] + "AAAA"}, ALL_INPUT_CAPS)
+        assert "error" in forged and "result" not in forged
+    finally:
+        raw.close()
+
+
+def test_modern_mrtr_wire_shape_three_inputs_and_missing_capability() -> None:
+    raw = RawStdio([peers.MODERN_PYTHON, MODERN_MRTR])
+    try:
+        result = raw.request("tools/call", {"name": "ask_all", "arguments": {}}, ALL_INPUT_CAPS)["result"]
+        assert result["resultType"] == "input_required"
+        requests = result["inputRequests"]
+        assert {key: request["method"] for key, request in requests.items()} == {
+            "name": "elicitation/create",
+            "summary": "sampling/createMessage",
+            "roots": "roots/list",
+        }
+        assert requests["summary"]["params"]["maxTokens"] == 50
+        assert requests["summary"]["params"]["messages"][0]["content"] == {
+            "type": "text",
+            "text": "Summarize in one line: everything at once",
+        }
+
+        url = raw.request("tools/call", {"name": "ask_url", "arguments": {}}, ALL_INPUT_CAPS)["result"]
+        assert url["inputRequests"]["url"]["params"] == {
+            "mode": "url",
+            "message": "Please authorize the demo application.",
+            "url": "https://example.com/authorize?demo=1",
+        }
+
+        refused = raw.request("tools/call", {"name": "ask_name", "arguments": {}}, {})
+        assert refused["error"]["code"] == -32021
+        assert refused["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+        form_only = raw.request("tools/call", {"name": "ask_url", "arguments": {}}, {"elicitation": {"form": {}}})
+        assert form_only["error"]["code"] == -32021
+        assert form_only["error"]["data"] == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+    finally:
+        raw.close()
