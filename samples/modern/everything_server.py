@@ -230,22 +230,32 @@ def build_server(modern_only_mode: bool = False) -> MCPServer:
     return mcp
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_cli(description: str, argv: list[str] | None, modern_only_flag: bool) -> argparse.Namespace:
+    """The modern servers' command line: ``[stdio] | http --port N [--host H]``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("--port", type=int, help="TCP port (http)")
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    parser.add_argument("--modern-only", action="store_true", help="refuse 2025-era (initialize) connections")
+    if modern_only_flag:
+        parser.add_argument("--modern-only", action="store_true", help="refuse 2025-era (initialize) connections")
     args = parser.parse_args(argv)
     if args.transport == "http" and args.port is None:
         parser.error("http needs --port")
     surface.stderr_logging()
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)  # logging/roots/sampling are used on purpose
-    mcp = build_server(args.modern_only)
+    return args
+
+
+def serve(mcp: MCPServer, args: argparse.Namespace) -> None:
     if args.transport == "stdio":
         mcp.run("stdio")
     else:
         mcp.run("streamable-http", host=args.host, port=args.port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_cli(__doc__.splitlines()[0], argv, modern_only_flag=True)
+    serve(build_server(args.modern_only), args)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,8 @@ everything server; mcp 2.3.0 itself has no such switch).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +55,10 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import surface  # noqa: E402
-from everything_server import modern_only  # noqa: E402
+from everything_server import modern_only, parse_cli, serve  # noqa: E402
 from mcp.server.elicitation import render_elicitation_schema  # noqa: E402
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 
 class NameForm(BaseModel):
@@ -277,20 +275,7 @@ def build_server() -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
-    parser.add_argument("--port", type=int, help="TCP port (http)")
-    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    args = parser.parse_args(argv)
-    if args.transport == "http" and args.port is None:
-        parser.error("http needs --port")
-    surface.stderr_logging()
-    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)  # sampling/roots are used on purpose
-    mcp = build_server()
-    if args.transport == "stdio":
-        mcp.run("stdio")
-    else:
-        mcp.run("streamable-http", host=args.host, port=args.port)
+    serve(build_server(), parse_cli(__doc__.splitlines()[0], argv, modern_only_flag=False))
 
 
 if __name__ == "__main__":

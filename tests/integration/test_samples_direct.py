@@ -446,3 +446,14 @@ def test_modern_mrtr_wire_shape_three_inputs_and_missing_capability() -> None:
         assert form_only["error"]["data"] == {"requiredCapabilities": {"elicitation": {"url": {}}}}
     finally:
         raw.close()
+
+
+def test_legacy_mrtr_sse(legacy_python: str) -> None:
+    with http_server(legacy_python, LEGACY_MRTR, "sse") as url:
+        report = run_client(legacy_python, LEGACY_CLIENT, [url], ["mrtr"])
+    check_mrtr(steps(report, "mrtr"))
+
+
+def test_modern_mrtr_refuses_legacy_client_stdio(legacy_python: str) -> None:
+    refused = run_client(legacy_python, LEGACY_CLIENT, [peers.MODERN_PYTHON, MODERN_MRTR], ["mrtr"], expect_ok=False)
+    assert refused["protocol_version"] is None and "connect_error" in refused
