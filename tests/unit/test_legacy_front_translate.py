@@ -1,0 +1,494 @@
+"""Direction B pure core (bridge.translate.legacy_front, bridge.translate.mirror_headers).
+
+Inputs are the 2026-07-28 spec examples (tests/data/spec/2026-07-28/examples); every frame the core
+emits toward the legacy client is validated against the 2025-11-25 schema, every frame toward the
+upstream against the 2026-07-28 schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import itertools
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from bridge import jsonrpc
+from bridge.eras import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_RELATED_TASK,
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+)
+from bridge.jsonrpc import FrameError
+from bridge.translate import legacy_front as lf
+from bridge.translate import mirror_headers as mh
+
+SPEC = Path(__file__).resolve().parents[1] / "data" / "spec"
+EXAMPLES = SPEC / "2026-07-28" / "examples"
+BRIDGE = {"name": "mcp-bridge", "version": "0.1.0"}
+CLIENT_INFO = {"name": "legacy-client", "version": "1.2.3"}
+FULL_CAPS = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
+             "tasks": {"list": {}, "requests": {"sampling": {"createMessage": {}}}}, "experimental": {"x": {"y": 1}}}
+
+
+def example(kind: str, name: str | None = None) -> Any:
+    folder = EXAMPLES / kind
+    path = folder / name if name else sorted(folder.iterdir())[0]
+    return json.loads(path.read_text())
+
+
+@cache
+def _schema(era: str) -> dict[str, Any]:
+    return json.loads((SPEC / era / "schema.json").read_text())
+
+
+def valid(era: str, definition: str, instance: Any) -> None:
+    schema = _schema(era)
+    jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}).validate(instance)
+
+
+def legacy(definition: str, instance: Any) -> None:
+    valid("2025-11-25", definition, instance)
+
+
+def modern(definition: str, instance: Any) -> None:
+    valid("2026-07-28", definition, instance)
+
+
+def identity(caps: dict[str, Any] | None = None, level: str | None = None) -> lf.SessionIdentity:
+    ident = lf.SessionIdentity(protocol_version="2025-11-25", client_capabilities=FULL_CAPS if caps is None else caps,
+                               client_info=dict(CLIENT_INFO), log_level=level)
+    return ident
+
+
+# --- version negotiation and initialize --------------------------------------------------------
+
+
+@pytest.mark.parametrize("requested,answered", [
+    ("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"),
+    ("2024-11-05", "2024-11-05"), ("2026-07-28", "2025-11-25"), ("1.0.0", "2025-11-25"), (None, "2025-11-25"),
+])
+def test_negotiate_version(requested: Any, answered: str) -> None:
+    assert lf.negotiate_version(requested) == answered
+
+
+def test_initialize_result_from_spec_discover() -> None:
+    discover = example("DiscoverResult", "server-capabilities-discovery.json")
+    ident = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO}, BRIDGE)
+    result = lf.initialize_result(discover, ident, BRIDGE)
+    assert result == {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"tools": {}, "resources": {}},
+        "serverInfo": {"name": "ExampleServer", "version": "1.0.0"},
+        "instructions": discover["instructions"],
+    }
+    legacy("InitializeResult", result)
+    legacy("JSONRPCResponse", jsonrpc.result_response(1, result))
+    assert ident.server_capabilities == {"tools": {}, "resources": {}}
+
+
+def test_initialize_result_synthesizes_server_info_and_drops_extensions() -> None:
+    caps = example("ServerCapabilities", "extensions-tasks.json") | example("ServerCapabilities", "resources-all-notifications.json")
+    discover = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": caps, "ttlMs": 0,
+                "cacheScope": "private"}
+    result = lf.initialize_result(discover, identity(), BRIDGE)
+    assert result["serverInfo"] == BRIDGE  # 2025 requires serverInfo; discover only SHOULD carry it
+    assert "extensions" not in result["capabilities"]
+    assert result["capabilities"]["resources"] == caps["resources"]
+    legacy("InitializeResult", result)
+
+
+def test_initialize_refused_when_upstream_lacks_2026() -> None:
+    discover = {"resultType": "complete", "supportedVersions": ["2027-01-01"], "capabilities": {}}
+    with pytest.raises(FrameError) as err:
+        lf.initialize_result(discover, identity(), BRIDGE)
+    assert err.value.code == -32602
+    assert err.value.data["requested"] == "2025-11-25"
+    assert "2025-11-25" in err.value.data["supported"]
+    legacy("JSONRPCErrorResponse" if "JSONRPCErrorResponse" in _schema("2025-11-25")["$defs"] else "JSONRPCError",
+           err.value.to_response() | {"id": 1})
+
+
+@pytest.mark.parametrize("params", [None, {"capabilities": {}}, {"protocolVersion": 5}, {"protocolVersion": "2025-11-25",
+                                                                                           "capabilities": []}])
+def test_parse_initialize_rejects_bad_params(params: Any) -> None:
+    with pytest.raises(FrameError) as err:
+        lf.parse_initialize(params, BRIDGE)
+    assert err.value.code == -32602
+
+
+def test_parse_initialize_without_client_info_uses_bridge_identity() -> None:
+    ident = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": {}}, BRIDGE)
+    assert ident.client_info == BRIDGE
+
+
+# --- capabilities --------------------------------------------------------------------------------
+
+
+def test_client_capabilities_mapping() -> None:
+    mapped = lf.map_client_capabilities(FULL_CAPS)
+    assert mapped == {"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}, "experimental": {"x": {"y": 1}}}
+    modern("ClientCapabilities", mapped)
+    assert lf.map_client_capabilities({}) == {}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (EXAMPLES / "ClientCapabilities").iterdir()))
+def test_client_capabilities_examples_survive_mapping(name: str) -> None:
+    caps = example("ClientCapabilities", name)
+    mapped = lf.map_client_capabilities(caps)
+    modern("ClientCapabilities", mapped)
+    assert "extensions" not in mapped and "tasks" not in mapped
+    for key in ("sampling", "elicitation"):
+        assert mapped.get(key) == caps.get(key)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (EXAMPLES / "ServerCapabilities").iterdir()))
+def test_server_capabilities_examples(name: str) -> None:
+    caps = example("ServerCapabilities", name)
+    mapped = lf.map_server_capabilities(caps)
+    legacy("ServerCapabilities", mapped)
+    assert mapped == {k: v for k, v in caps.items() if k != "extensions"}
+
+
+def test_client_declares() -> None:
+    form = example("ElicitRequest")
+    url = {"method": "elicitation/create", "params": example("ElicitRequestURLParams")}
+    sampling = example("CreateMessageRequest")
+    roots = {"method": "roots/list"}
+    assert all(lf.client_declares(FULL_CAPS, r) for r in (form, url, sampling, roots))
+    assert lf.client_declares({"elicitation": {}}, form)  # {} means form only
+    assert not lf.client_declares({"elicitation": {}}, url)
+    assert not lf.client_declares({"elicitation": {"url": {}}}, form)
+    assert not lf.client_declares({}, sampling) and not lf.client_declares({}, roots)
+    tools_sampling = copy.deepcopy(sampling)
+    tools_sampling["params"]["tools"] = []
+    assert not lf.client_declares({"sampling": {}}, tools_sampling)
+    assert lf.client_declares({"sampling": {"tools": {}}}, tools_sampling)
+
+
+# --- requests ------------------------------------------------------------------------------------
+
+
+def test_canonical_request_stamps_meta() -> None:
+    msg = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+           "params": {"name": "get_weather", "arguments": {"location": "New York"}, "task": {"ttl": 1000},
+                      "_meta": {"progressToken": "p1", META_RELATED_TASK: {"taskId": "t"}, "traceparent": "00-x"}}}
+    out = lf.to_canonical_request(msg, identity(level="info"))
+    meta = out["params"]["_meta"]
+    assert out["id"] == 7 and out["method"] == "tools/call"
+    assert meta[META_PROTOCOL_VERSION] == "2026-07-28"
+    assert meta[META_CLIENT_CAPABILITIES] == lf.map_client_capabilities(FULL_CAPS)
+    assert meta[META_CLIENT_INFO] == CLIENT_INFO
+    assert meta[META_LOG_LEVEL] == "info"
+    assert meta["progressToken"] == "p1" and meta["traceparent"] == "00-x"
+    assert META_RELATED_TASK not in meta and "task" not in out["params"]
+    modern("CallToolRequest", out)
+    assert msg["params"]["_meta"][META_RELATED_TASK] == {"taskId": "t"}  # input untouched
+
+
+def test_canonical_request_without_params_and_without_level() -> None:
+    out = lf.to_canonical_request({"jsonrpc": "2.0", "id": "a", "method": "tools/list"}, identity(caps={}))
+    assert out["params"] == {"_meta": {META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {},
+                                       META_CLIENT_INFO: CLIENT_INFO}}
+    modern("ListToolsRequest", out)
+
+
+@pytest.mark.parametrize("method,params,definition", [
+    ("resources/read", {"uri": "file:///a"}, "ReadResourceRequest"),
+    ("prompts/get", {"name": "p", "arguments": {"x": "1"}}, "GetPromptRequest"),
+    ("resources/templates/list", {"cursor": "c"}, "ListResourceTemplatesRequest"),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "b"}},
+     "CompleteRequest"),
+])
+def test_canonical_requests_validate(method: str, params: dict[str, Any], definition: str) -> None:
+    legacy_msg = jsonrpc.request(3, method, params)
+    legacy(definition, legacy_msg)
+    modern(definition, lf.to_canonical_request(legacy_msg, identity()))
+
+
+def test_listen_filter_and_request() -> None:
+    caps = {"tools": {"listChanged": True}, "prompts": {}, "resources": {"listChanged": True, "subscribe": True}}
+    assert lf.listen_filter(caps, []) == {"toolsListChanged": True, "resourcesListChanged": True}
+    filt = lf.listen_filter(caps, ["b://2", "a://1", "a://1"])
+    assert filt["resourceSubscriptions"] == ["a://1", "b://2"]
+    assert lf.listen_filter({"resources": {"subscribe": False}}, ["a://1"]) == {}
+    req = lf.listen_request("listen-1", identity(level="debug"), filt)
+    assert META_LOG_LEVEL not in req["params"]["_meta"]  # logs never travel on a listen stream
+    modern("SubscriptionsListenRequest", req)
+
+
+def test_validate_log_level() -> None:
+    assert lf.validate_log_level({"level": "warning"}) == "warning"
+    for bad in ({"level": "loud"}, {}, None, {"level": 3}):
+        with pytest.raises(FrameError) as err:
+            lf.validate_log_level(bad)
+        assert err.value.code == -32602
+
+
+# --- results and errors --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (EXAMPLES / "CallToolResult").iterdir()))
+def test_call_tool_results(name: str) -> None:
+    result = example("CallToolResult", name)
+    result.setdefault("resultType", "complete")
+    result["_meta"] = {META_SERVER_INFO: {"name": "s", "version": "1"}}
+    out = lf.to_legacy_result("tools/call", result)
+    assert "resultType" not in out and "_meta" not in out
+    legacy("CallToolResult", out)
+    if "structuredContent" in result and not isinstance(result["structuredContent"], dict):
+        assert "structuredContent" not in out
+        assert any(c["type"] == "text" for c in out["content"])
+
+
+def test_non_object_structured_content_gets_a_text_block_when_none_exists() -> None:
+    out = lf.to_legacy_result("tools/call", {"resultType": "complete", "content": [], "structuredContent": [1, 2]})
+    assert out == {"content": [{"type": "text", "text": "[1,2]"}]}
+    legacy("CallToolResult", out)
+
+
+def test_list_tools_result() -> None:
+    result = example("ListToolsResult")
+    result["tools"].append({"name": "arr", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}})
+    result["tools"].append({"name": "obj", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}})
+    out = lf.to_legacy_result("tools/list", result)
+    assert "ttlMs" not in out and "cacheScope" not in out and "resultType" not in out
+    assert out["nextCursor"] == "next-page-cursor"
+    tools = {t["name"]: t for t in out["tools"]}
+    assert "outputSchema" not in tools["arr"] and tools["obj"]["outputSchema"] == {"type": "object"}
+    legacy("ListToolsResult", out)
+
+
+@pytest.mark.parametrize("kind,method,definition", [
+    ("ReadResourceResult", "resources/read", "ReadResourceResult"),
+    ("GetPromptResult", "prompts/get", "GetPromptResult"),
+    ("ListPromptsResult", "prompts/list", "ListPromptsResult"),
+    ("ListResourcesResult", "resources/list", "ListResourcesResult"),
+    ("ListResourceTemplatesResult", "resources/templates/list", "ListResourceTemplatesResult"),
+    ("CompleteResult", "completion/complete", "CompleteResult"),
+])
+def test_results_validate_as_legacy(kind: str, method: str, definition: str) -> None:
+    for path in sorted((EXAMPLES / kind).iterdir()):
+        result = json.loads(path.read_text())
+        out = lf.to_legacy_result(method, result)
+        assert not {"resultType", "ttlMs", "cacheScope"} & set(out)
+        legacy(definition, out)
+
+
+def test_result_meta_keeps_foreign_keys() -> None:
+    out = lf.to_legacy_result("tools/list", {"resultType": "complete", "tools": [],
+                                             "_meta": {META_SERVER_INFO: {"name": "s", "version": "1"}, "vendor/x": 1}})
+    assert out["_meta"] == {"vendor/x": 1}
+
+
+def test_not_found_renumbered_on_resources_read_only() -> None:
+    err = {"code": -32602, "message": "Resource not found", "data": {"uri": "file:///nope"}}
+    out = lf.to_legacy_error("resources/read", err, {"uri": "file:///nope"})
+    assert out == {"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nope"}}
+    assert lf.to_legacy_error("tools/call", err)["code"] == -32602
+    plain = {"code": -32602, "message": "Unknown resource: x"}
+    assert lf.to_legacy_error("resources/read", plain, {"uri": "x"}) == {"code": -32002, "message": "Unknown resource: x",
+                                                                        "data": {"uri": "x"}}
+    other = {"code": -32602, "message": "Invalid cursor"}
+    assert lf.to_legacy_error("resources/read", other, {"uri": "x"})["code"] == -32602
+    for name in sorted(p.name for p in (EXAMPLES / "InvalidParamsError").iterdir()):
+        error = example("InvalidParamsError", name)
+        mapped = lf.to_legacy_response("prompts/get", {"jsonrpc": "2.0", "id": 1, "error": error}, 1)
+        assert mapped["error"] == error
+        legacy("JSONRPCErrorResponse" if "JSONRPCErrorResponse" in _schema("2025-11-25")["$defs"] else "JSONRPCError", mapped)
+
+
+def test_legacy_response_wrapping() -> None:
+    ok = lf.to_legacy_response("tools/call", {"jsonrpc": "2.0", "id": 99, "result": {"resultType": "complete", "content": []}},
+                               "L7")
+    assert ok == {"jsonrpc": "2.0", "id": "L7", "result": {"content": []}}
+    legacy("JSONRPCResponse", ok)
+    task = lf.to_legacy_response("tools/call", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task"}}, 5)
+    assert task["error"]["code"] == -32603
+    missing = lf.to_legacy_response("resources/read", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}, 5)
+    assert missing["error"]["code"] == -32601  # a modern 404/-32601 stays a JSON-RPC error, never an HTTP 404
+
+
+# --- notifications -------------------------------------------------------------------------------
+
+
+def test_listen_notifications_lose_their_tag() -> None:
+    note = example("ResourceUpdatedNotification")
+    out = lf.to_legacy_notification(note)
+    assert out is not None
+    assert META_SUBSCRIPTION_ID not in json.dumps(out)
+    assert out["params"]["uri"] == note["params"]["uri"]
+    legacy("ResourceUpdatedNotification", out)
+    ack = example("SubscriptionsAcknowledgedNotification")
+    assert lf.to_legacy_notification(ack) is None
+    tagged = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+              "params": {"_meta": {META_SUBSCRIPTION_ID: 1, "vendor/k": "v"}}}
+    assert lf.to_legacy_notification(tagged) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                                                 "params": {"_meta": {"vendor/k": "v"}}}
+    legacy("ToolListChangedNotification", lf.to_legacy_notification(tagged))
+
+
+def test_progress_clamp() -> None:
+    clamp = lf.ProgressClamp()
+    note = example("ProgressNotification")
+    legacy("ProgressNotification", note)
+    seq = [10, 20, 20, 5, 30, 1]
+    admitted = [p for p in seq if clamp.admit({"params": {**note["params"], "progress": p}})]
+    assert admitted == [10, 20, 30]
+    assert clamp.admit({"params": {"progressToken": 1, "progress": 1}})
+    assert clamp.admit({"params": {"progressToken": "1", "progress": 1}})  # 1 and "1" are different tokens
+    assert not clamp.admit({"params": {"progressToken": 1, "progress": True}})
+    clamp.forget(1)
+    assert clamp.admit({"params": {"progressToken": 1, "progress": 1}})
+
+
+# --- MRTR ----------------------------------------------------------------------------------------
+
+
+def _ids() -> Any:
+    counter = itertools.count(1)
+    return lambda: f"bridge-{next(counter)}"
+
+
+def test_input_round_from_spec_example() -> None:
+    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
+    modern("InputRequiredResult", result)
+    pending = lf.input_round(result, FULL_CAPS, _ids())
+    assert [p.key for p in pending] == ["github_login", "capital_of_france"]
+    assert [p.request["id"] for p in pending] == ["bridge-1", "bridge-2"]
+    for p in pending:
+        assert p.request["params"] == result["inputRequests"][p.key]["params"]
+        legacy("ServerRequest", p.request)
+        legacy("JSONRPCRequest", p.request)
+    legacy("ElicitRequest", pending[0].request)
+    legacy("CreateMessageRequest", pending[1].request)
+
+
+def test_input_round_url_mode_gets_elicitation_id() -> None:
+    result = {"resultType": "input_required",
+              "inputRequests": {"k": {"method": "elicitation/create", "params": example("ElicitRequestURLParams")},
+                                "r": {"method": "roots/list"}}}
+    pending = lf.input_round(result, FULL_CAPS, _ids(), lambda: "eid-1")
+    url, roots = pending
+    assert url.elicitation_id == "eid-1" and url.request["params"]["elicitationId"] == "eid-1"
+    legacy("ElicitRequest", url.request)
+    assert roots.request == {"jsonrpc": "2.0", "id": "bridge-2", "method": "roots/list"}
+    legacy("ListRootsRequest", roots.request)
+    assert "elicitationId" not in result["inputRequests"]["k"]["params"]  # upstream data untouched
+
+
+def test_input_round_refuses_undeclared_and_malformed() -> None:
+    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
+    with pytest.raises(lf.MrtrAbort) as err:
+        lf.input_round(result, {"elicitation": {}}, _ids())
+    assert "capital_of_france" in err.value.message
+    assert err.value.to_response(4)["error"]["code"] == -32603
+    with pytest.raises(lf.MrtrAbort):
+        lf.input_round({"resultType": "input_required", "inputRequests": {"x": {"method": "ping"}}}, FULL_CAPS, _ids())
+    with pytest.raises(lf.MrtrAbort):
+        lf.input_round({"resultType": "input_required"}, FULL_CAPS, _ids())
+    state_only = example("InputRequiredResult", "input-required-result-with-request-state-only.json")
+    assert lf.input_round(state_only, {}, _ids()) == []
+
+
+def test_input_responses_from_legacy_answers() -> None:
+    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
+    elicit, sample = lf.input_round(result, FULL_CAPS, _ids())
+    expected = example("InputResponses")
+    e_answer = jsonrpc.result_response(elicit.request["id"], {**expected["github_login"], "_meta": {"x": 1}})
+    s_answer = jsonrpc.result_response(sample.request["id"], {**expected["capital_of_france"], "_meta": {"keep": True}})
+    legacy("ElicitResult", e_answer["result"])
+    legacy("CreateMessageResult", s_answer["result"])
+    responses = {elicit.key: lf.input_response(elicit, e_answer), sample.key: lf.input_response(sample, s_answer)}
+    assert responses["github_login"] == expected["github_login"]  # _meta dropped from ElicitResult
+    assert responses["capital_of_france"] == {**expected["capital_of_france"], "_meta": {"keep": True}}
+    modern("InputResponses", responses)
+    # elicitation error -> cancel; sampling error -> abort naming the input
+    err = jsonrpc.error_response(elicit.request["id"], -1, "User rejected")
+    assert lf.input_response(elicit, err) == {"action": "cancel"}
+    with pytest.raises(lf.MrtrAbort) as abort:
+        lf.input_response(sample, jsonrpc.error_response(sample.request["id"], -1, "User rejected sampling"))
+    assert "capital_of_france" in abort.value.message and abort.value.data["error"]["code"] == -1
+    roots = lf.PendingInput("r", "roots/list", jsonrpc.request("bridge-9", "roots/list"))
+    answer = jsonrpc.result_response("bridge-9", {**example("ListRootsResult", "single-root-directory.json"), "_meta": {"a": 1}})
+    value = lf.input_response(roots, answer)
+    assert "_meta" not in value
+    modern("ListRootsResult", value)
+    with pytest.raises(lf.MrtrAbort):
+        lf.input_response(roots, jsonrpc.error_response("bridge-9", -32601, "no roots"))
+
+
+def test_retry_request_echoes_state_byte_for_byte() -> None:
+    canonical = example("CallToolRequest")
+    state = "eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0 \u00e9+/="
+    retry = lf.retry_request(canonical, "retry-2", example("InputResponses"), state)
+    assert retry["id"] == "retry-2"
+    assert retry["params"]["requestState"] is state
+    assert retry["params"]["name"] == canonical["params"]["name"]
+    assert retry["params"]["_meta"] == canonical["params"]["_meta"]
+    modern("CallToolRequest", retry)
+    again = lf.retry_request(retry, "retry-3", {}, None)
+    assert "requestState" not in again["params"] and "inputResponses" not in again["params"]
+    assert "inputResponses" not in canonical["params"]
+
+
+def test_elicitation_complete_and_cancel_frames() -> None:
+    legacy("ElicitationCompleteNotification", lf.elicitation_complete("eid-1"))
+    legacy("CancelledNotification", lf.cancel_notification("bridge-1", "gone"))
+
+
+def test_result_type() -> None:
+    assert lf.result_type({"result": {}}) == "complete"
+    assert lf.result_type({"result": {"resultType": "input_required"}}) == "input_required"
+    assert lf.result_type({"error": {}}) is None
+
+
+# --- HTTP routing headers (upstream side) --------------------------------------------------------
+
+
+def test_encode_value() -> None:
+    assert mh.encode_value("get_weather") == "get_weather"
+    assert mh.encode_value("file:///a b") == "file:///a b"
+    for raw in ("héllo", " lead", "trail ", "line\nbreak", "", "=?base64?abc?="):
+        enc = mh.encode_value(raw)
+        assert enc.startswith("=?base64?") and enc.endswith("?=")
+        assert base64.b64decode(enc[9:-2]).decode() == raw
+
+
+def test_routing_headers() -> None:
+    req = example("CallToolRequest")
+    assert mh.routing_headers(req) == {"Mcp-Method": "tools/call", "Mcp-Name": "get_weather"}
+    assert mh.routing_headers(jsonrpc.request(1, "resources/read", {"uri": "file:///ü"}))["Mcp-Name"].startswith("=?base64?")
+    assert mh.routing_headers(jsonrpc.request(1, "tools/list", {})) == {"Mcp-Method": "tools/list"}
+
+
+def test_x_mcp_header_annotations() -> None:
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "count": {"type": "integer", "x-mcp-header": "Count"},
+        "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+        "nested": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}},
+        "plain": {"type": "string"}}}}
+    ann = mh.header_param_names(tool)
+    assert ann == {("region",): "Region", ("count",): "Count", ("flag",): "Flag", ("nested", "zone"): "Zone"}
+    headers = mh.param_headers(ann, {"region": "eu west", "count": 3, "flag": False, "nested": {"zone": "ü"}, "plain": "x"})
+    assert headers["Mcp-Param-Region"] == "eu west"
+    assert headers["Mcp-Param-Count"] == "3" and headers["Mcp-Param-Flag"] == "false"
+    assert headers["Mcp-Param-Zone"].startswith("=?base64?")
+    assert mh.param_headers(ann, {"region": None}) == {}
+    for bad in ({"type": "number", "x-mcp-header": "N"}, {"type": "string", "x-mcp-header": "bad name"},
+                {"type": "string", "x-mcp-header": ""}):
+        assert mh.header_param_names({"inputSchema": {"type": "object", "properties": {"p": bad}}}) is None
+    dup = {"inputSchema": {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "X"},
+                                                            "b": {"type": "string", "x-mcp-header": "x"}}}}
+    assert mh.header_param_names(dup) is None
+    assert mh.header_param_names({"name": "none"}) == {}
