@@ -47,9 +47,16 @@ class ServerCtor:
     key: str
     path: str
     line: int
+    var: str = ""
+    ordinal: int = 0  # n-th construction bound to ``var`` in this file (line numbers shift between passes)
     kwargs: dict[str, str] = field(default_factory=dict)
     literal: dict[str, bool] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)  # settings.<field> = value writes
+    settings_lines: dict[str, int] = field(default_factory=dict)
+
+    def moved(self) -> dict[str, str]:
+        """Everything that must reach the start sites: constructor kwargs, then settings writes."""
+        return {**self.kwargs, **self.settings}
 
 
 @dataclass
@@ -59,6 +66,8 @@ class StartSite:
     line: int
     method: str
     transport: str | None  # literal transport, "stdio" by default, None when dynamic
+    receiver: str = ""
+    ordinal: int = 0  # n-th call of ``receiver.method`` in this file
 
 
 @dataclass
@@ -69,10 +78,17 @@ class ProjectIndex:
     def sites_for(self, key: str) -> list[StartSite]:
         return self.sites.get(key, [])
 
-    def server_at(self, path: str, line: int) -> ServerCtor | None:
+    def server_named(self, path: str, var: str, ordinal: int) -> ServerCtor | None:
         for ctor in self.servers.values():
-            if ctor.path == path and ctor.line == line:
+            if ctor.path == path and ctor.var == var and ctor.ordinal == ordinal:
                 return ctor
+        return None
+
+    def site_named(self, path: str, receiver: str, method: str, ordinal: int) -> StartSite | None:
+        for sites in self.sites.values():
+            for site in sites:
+                if (site.path, site.receiver, site.method, site.ordinal) == (path, receiver, method, ordinal):
+                    return site
         return None
 
 
@@ -95,6 +111,12 @@ class _Collector(ast.NodeVisitor):
         self.is_package = is_package
         self.names: dict[str, str] = {}
         self.scopes: list[tuple[str, dict[str, str]]] = []
+        self.counts: dict[tuple[str, ...], int] = {}
+
+    def _next(self, *key: str) -> int:
+        value = self.counts.get(key, 0)
+        self.counts[key] = value + 1
+        return value
 
     # -- names
     def _bind(self, local: str, target: str) -> None:
@@ -156,7 +178,7 @@ class _Collector(ast.NodeVisitor):
         if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
             if self.resolve(node.value.func) in SERVER_CLASSES:
                 key = self._scope_key(target.id)
-                ctor = ServerCtor(key, self.path, node.value.lineno)
+                ctor = ServerCtor(key, self.path, node.value.lineno, target.id, self._next("ctor", target.id))
                 for kw in node.value.keywords:
                     if kw.arg in TRANSPORT_KWARGS:
                         ctor.kwargs[kw.arg] = ast.get_source_segment(self.code, kw.value) or ast.unparse(kw.value)
@@ -174,7 +196,10 @@ class _Collector(ast.NodeVisitor):
             key = self.resolve(target.value.value)
             if key and key in self.index.servers:
                 source = ast.get_source_segment(self.code, node.value) or ast.unparse(node.value)
-                self.index.servers[key].settings[target.attr] = source
+                ctor = self.index.servers[key]
+                ctor.settings[target.attr] = source
+                ctor.settings_lines[target.attr] = node.lineno
+                ctor.literal[target.attr] = _is_literal(node.value) and ctor.literal.get(target.attr, True)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -196,7 +221,11 @@ class _Collector(ast.NodeVisitor):
                 transport = arg.value
             else:
                 transport = None
-        self.index.sites.setdefault(key, []).append(StartSite(key, self.path, node.lineno, func.attr, transport))
+        receiver = ast.unparse(func.value)
+        ordinal = self._next("site", receiver, func.attr)
+        self.index.sites.setdefault(key, []).append(
+            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal)
+        )
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -52,25 +52,26 @@ def site_kwargs(site: StartSite, kwargs: dict[str, str]) -> tuple[dict[str, str]
 
 def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
     sites = index.sites_for(ctor.key)
-    if not ctor.kwargs:
+    moved = ctor.moved()
+    if not moved:
         return Plan(False, "nothing to move")
     if not sites:
         return Plan(False, "no start site (run()/*_app()/run_*_async()) found for this server; pass "
-                           f"{', '.join(ctor.kwargs)} there (v2 rejects them here)")
+                           f"{', '.join(moved)} there (v2 rejects them here)")
     result = Plan(True)
     used: set[str] = set()
     for site in sites:
-        if site.path != ctor.path and not all(ctor.literal[k] for k in ctor.kwargs):
+        if site.path != ctor.path and not all(ctor.literal.get(k, False) for k in moved):
             return Plan(False, f"started in another module ({site.path}) with non-literal values; move "
-                               f"{', '.join(ctor.kwargs)} to that call by hand")
+                               f"{', '.join(moved)} to that call by hand")
         if site.path != ctor.path:
             result.review.append(f"moved to the start site in {site.path}")
         if site.transport is None:
             result.review.append("dynamic transport: streamable-only options are passed conditionally")
-        common, extra = site_kwargs(site, ctor.kwargs)
+        common, extra = site_kwargs(site, moved)
         used.update(common)
         used.update(extra)
-    result.dropped = [k for k in ctor.kwargs if k not in used]
+    result.dropped = [k for k in moved if k not in used]
     return result
 
 
@@ -88,6 +89,15 @@ class Rule(RuleTransformer):
     )
     TRIGGERS = ("run", "_app", "MCPServer", "FastMCP")
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.counts: dict[tuple[str, ...], int] = {}
+
+    def _next(self, *key: str) -> int:
+        value = self.counts.get(key, 0)
+        self.counts[key] = value + 1
+        return value
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if self.resolves_to(original_node.func, SERVER_CLASS):
             return self._constructor(original_node, updated_node)
@@ -101,8 +111,14 @@ class Rule(RuleTransformer):
         present = [a.keyword.value for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
         if not present:
             return updated
-        line, _ = self.line_of(original)
-        ctor = self.ctx.index.server_at(self.ctx.path, line)
+        from libcst.metadata import ParentNodeProvider
+
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        var = None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
+                                                                                       cst.Name):
+            var = parent.targets[0].target.value
+        ctor = self.ctx.index.server_named(self.ctx.path, var, self._next("ctor", var)) if var else None
         if ctor is None:
             self.report(original, f"move {', '.join(present)} to run()/streamable_http_app()/sse_app(): the "
                                   "server is not bound to a plain name, so its start sites are unknown", fixed=False)
@@ -118,28 +134,26 @@ class Rule(RuleTransformer):
                            review=bool(notes)):
             return updated
         args = [a for a in updated.args if not (a.keyword and a.keyword.value in ALL_KWARGS)]
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if args and args[-1] is not updated.args[-1]:
+            args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
         return updated.with_changes(args=args)
 
     # ------------------------------------------------------------------ start-site end
     def _site(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        line, _ = self.line_of(original)
-        method = original.func.attr.value  # type: ignore[attr-defined]
-        site: StartSite | None = None
-        for sites in self.ctx.index.sites.values():
-            for candidate in sites:
-                if candidate.path == self.ctx.path and candidate.line == line and candidate.method == method:
-                    site = candidate
+        func = original.func
+        assert isinstance(func, cst.Attribute)
+        method = func.attr.value
+        receiver = cst.Module([]).code_for_node(func.value)
+        site = self.ctx.index.site_named(self.ctx.path, receiver, method, self._next("site", receiver, method))
         if site is None:
             return updated
         ctor = self.ctx.index.servers.get(site.key)
-        if ctor is None or not ctor.kwargs or not self.can_fix:
+        if ctor is None or not ctor.moved() or not self.can_fix:
             return updated
         if not plan(ctor, self.ctx.index).movable:
             return updated
         existing = {a.keyword.value for a in updated.args if a.keyword}
-        common, extra = site_kwargs(site, {k: v for k, v in ctor.kwargs.items() if k not in existing})
+        common, extra = site_kwargs(site, {k: v for k, v in ctor.moved().items() if k not in existing})
         if not common and not extra:
             return updated
         if not self.report(original, "receives the transport kwargs from the constructor", fixed=True):
@@ -148,7 +162,7 @@ class Rule(RuleTransformer):
         if args:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         new_args = [
-            cst.Arg(value=value_expr(k, v, ctor.literal[k]), keyword=cst.Name(k),
+            cst.Arg(value=value_expr(k, v, ctor.literal.get(k, False)), keyword=cst.Name(k),
                     equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
             for k, v in common.items()
         ]

@@ -15,7 +15,7 @@ import libcst as cst
 from migrate.model import Kind, RuleMeta, Safety
 from migrate.rules.base import RuleTransformer
 from migrate.rules.lowlevel_adapter import ADAPTER_MARK, ADAPTER_SOURCE
-from migrate.rules.sdk import LOWLEVEL_SERVER
+from migrate.rules.sdk import LOWLEVEL_SERVER, SERVER_CLASS
 
 ANCHOR = "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"
 KINDS = frozenset(
@@ -43,15 +43,32 @@ class Rule(RuleTransformer):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.servers: set[str] = set()
+        self.high_level: set[str] = set()
         self.registered = 0
 
     # ------------------------------------------------------------------ which names are lowlevel servers
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if isinstance(value, cst.Call) and self.resolves_to(value.func, LOWLEVEL_SERVER):
+        if isinstance(value, cst.Call):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
-                    self.servers.add(target.target.value)
+                    if self.resolves_to(value.func, LOWLEVEL_SERVER):
+                        self.servers.add(target.target.value)
+                    elif self.resolves_to(value.func, SERVER_CLASS):
+                        self.high_level.add(target.target.value)
+
+    def _owner(self, node: cst.BaseExpression) -> str | None:
+        """Source text of a lowlevel server expression: a tracked name or ``<server>._mcp_server``."""
+        if isinstance(node, cst.Name) and node.value in self.servers:
+            return node.value
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value in ("_mcp_server", "_lowlevel_server")
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.high_level
+        ):
+            return f"{node.value.value}.{node.attr.value}"
+        return None
 
     def visit_Param(self, node: cst.Param) -> None:
         annotation = node.annotation.annotation if node.annotation else None
@@ -64,11 +81,11 @@ class Rule(RuleTransformer):
         call = decorator.decorator
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             return None
-        owner = call.func.value
-        if not isinstance(owner, cst.Name) or owner.value not in self.servers:
+        owner = self._owner(call.func.value)
+        if owner is None:
             return None
         kind = call.func.attr.value
-        return (owner.value, kind, call) if kind in KINDS else None
+        return (owner, kind, call) if kind in KINDS else None
 
     # ------------------------------------------------------------------ decorators -> registrations
     def leave_FunctionDef(
@@ -88,14 +105,15 @@ class Rule(RuleTransformer):
             return updated_node
         if not self.report(original_node, f"`@{server}.{kind}()` registered through the v1 adapter", fixed=True):
             return updated_node
-        args = [cst.Arg(cst.Name(server)), cst.Arg(cst.SimpleString(f'"{kind}"')), cst.Arg(updated_node.name)]
+        args = [cst.Arg(cst.parse_expression(server)), cst.Arg(cst.SimpleString(f'"{kind}"')),
+                cst.Arg(updated_node.name)]
         if kind in LIST_KINDS and _takes_request(updated_node):
             args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("takes_request")))
         for arg in call.args:
             if arg.keyword and arg.keyword.value == "validate_input":
                 args.append(cst.Arg(arg.value, keyword=cst.Name("validate_input")))
-        args = [a.with_changes(equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-                if a.keyword else a for a in args]
+        args = _commas([a.with_changes(equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+                        if a.keyword else a for a in args])
         registration = cst.SimpleStatementLine(
             [cst.Expr(cst.Call(func=cst.Name("_mcp_v1_register"), args=args))]
         )
@@ -103,6 +121,26 @@ class Rule(RuleTransformer):
         del decorators[index]
         self.registered += 1
         return cst.FlattenSentinel([updated_node.with_changes(decorators=decorators), registration])
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        """Call form ``server.call_tool()(handler)`` -> ``_mcp_v1_register(server, "call_tool", handler)``."""
+        inner = updated_node.func
+        if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)):
+            return updated_node
+        owner = self._owner(inner.func.value)
+        kind = inner.func.attr.value
+        if owner is None or kind not in KINDS or len(updated_node.args) != 1 or updated_node.args[0].keyword:
+            return updated_node
+        if not self.can_fix or not self.report(original_node, f"`{owner}.{kind}()(...)` registered through the v1 "
+                                                              "adapter", fixed=True):
+            return updated_node
+        args = [cst.Arg(cst.parse_expression(owner)), cst.Arg(cst.SimpleString(f'"{kind}"')),
+                updated_node.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        for arg in inner.args:
+            if arg.keyword and arg.keyword.value == "validate_input":
+                args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        self.registered += 1
+        return cst.Call(func=cst.Name("_mcp_v1_register"), args=_commas(args))
 
     # ------------------------------------------------------------------ server.request_context (MCP021)
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
@@ -138,3 +176,8 @@ class Rule(RuleTransformer):
         first = block[0]
         block[0] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *first.leading_lines])
         return updated_node.with_changes(body=[*body[:position], *block, *body[position:]])
+
+
+def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [a.with_changes(comma=comma if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)]
