@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-import peers
 import pytest
 from test_samples_direct import (
     LEGACY_CLIENT,
@@ -27,6 +26,8 @@ from test_samples_direct import (
     run_client,
     steps,
 )
+
+import peers
 
 pytestmark = pytest.mark.legacy_peer
 
