@@ -26,7 +26,8 @@ def summary(results: list[FileResult], mode: str) -> dict[str, Any]:
         "mode": mode,
         "files_scanned": len(results),
         "files_changed": sum(1 for r in results if r.changed),
-        "markers": sum(1 for f in findings if f.status in ("review", "manual")),
+        "markers": sum(r.markers for r in results if r.kind == "python" and r.changed),
+        "open_items": sum(1 for f in findings if f.status in ("review", "manual")),
         "fixed": sum(1 for f in findings if f.status in ("fixed", "review")),
         "files_skipped": sum(1 for r in results if r.skipped),
         "by_rule": dict(sorted(Counter(f.rule for f in findings).items())),
@@ -130,8 +131,8 @@ def to_text(results: list[FileResult], mode: str, extra_skipped: list[tuple[str,
     skipped = [(r.path, r.skipped) for r in results if r.skipped] + list(extra_skipped)
     verb = {"fix": "changed", "diff": "would change", "check": "would change"}[mode]
     lines.append(
-        f"{s['files_scanned']} files scanned, {s['files_changed']} {verb}, {s['markers']} markers left "
-        f"(review/manual), {len(skipped)} skipped."
+        f"{s['files_scanned']} files scanned, {s['files_changed']} {verb}, {s['markers']} TODO markers left, "
+        f"{s['open_items']} items to review, {len(skipped)} skipped."
     )
     for path, why in skipped:
         lines.append(f"  skipped {path}: {why}")
