@@ -1,3 +1,137 @@
 """Fleet subcommands (probe, verify, reload) registered on the main typer app."""
 
 from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from typing import Annotated
+
+import typer
+
+from bridge.cli import ERA_CHOICES, _setup_logging, app
+from bridge.config import Settings
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"mcp-bridge: {message}", err=True)
+    return typer.Exit(code)
+
+
+@app.command()
+def probe(
+    targets: Annotated[list[str] | None, typer.Argument(help="URLs or quoted command lines (e.g. 'python server.py stdio').")] = None,
+    config: Annotated[str | None, typer.Option(help="Probe every server of a fleet config instead.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report (probe.schema.json) on stdout.")] = False,
+    era: Annotated[str, typer.Option(help="For TARGETs: auto | 2025-11-25 | 2026-07-28.")] = "auto",
+    timeout: Annotated[float, typer.Option(help="Seconds per probe step.")] = 10.0,
+    concurrency: Annotated[int, typer.Option(help="Servers probed at once.")] = 8,
+    expect_era: Annotated[str | None, typer.Option(help="Exit 1 unless every server speaks this era.")] = None,
+    fail_on_untranslatable: Annotated[bool, typer.Option(help="Exit 1 when a server uses an untranslatable feature.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "error",
+) -> None:
+    """Which era each server speaks, what it offers, and what the bridge must translate. Exit 1 if any fails."""
+    from bridge.fleet import config as fc
+    from bridge.fleet.probe import ProbeJob, exit_code, probe_all, render_table, stderr_progress
+    from bridge.fleet.verify import parse_target
+
+    _setup_logging(log_level)
+    if era not in ERA_CHOICES:
+        raise _fail(f"--era must be one of {', '.join(ERA_CHOICES)}")
+    if bool(targets) == bool(config):
+        raise _fail("give TARGET... or --config FILE (one of them)")
+    jobs: list[ProbeJob] = []
+    if config:
+        try:
+            cfg = fc.load(config)
+            base = os.path.dirname(os.path.abspath(config))
+            from pathlib import Path
+
+            for name, server in cfg.enabled().items():
+                settings = fc.server_settings(cfg.bridge, server).model_copy(update={"probe_timeout": timeout})
+                jobs.append(ProbeJob(name, fc.server_target(name, server, base_dir=Path(base)), settings))
+        except fc.ConfigError as exc:
+            raise _fail(str(exc)) from None
+    else:
+        settings = Settings(upstream_era=era, probe_timeout=timeout, connect_timeout=timeout, request_timeout=timeout * 3)  # type: ignore[arg-type]
+        for i, spec in enumerate(targets or [], 1):
+            target = parse_target(spec, name=spec if spec.startswith("http") else f"target-{i}")
+            jobs.append(ProbeJob(spec if len(targets or []) == 1 or spec.startswith("http") else f"{i}: {spec}", target, settings))
+    report = asyncio.run(probe_all(jobs, None if quiet else stderr_progress(), concurrency))
+    typer.echo(json.dumps(report, indent=2) if json_out else render_table(report))
+    raise typer.Exit(exit_code(report, fail_on_untranslatable, expect_era))
+
+
+@app.command()
+def verify(
+    old: Annotated[str, typer.Argument(help="The old server: URL or quoted command line.")],
+    new: Annotated[str, typer.Argument(help="The new server: URL or quoted command line.")],
+    calls: Annotated[str | None, typer.Option(help="JSON / JSON Lines file of calls to replay on both and diff.")] = None,
+    read_only: Annotated[bool, typer.Option(help="Also call the tools annotated readOnlyHint that need no arguments.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report on stdout.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds per call.")] = 30.0,
+    log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "error",
+) -> None:
+    """Check that NEW answers like OLD (lists, schemas, replayed calls). Exit 1 on any difference."""
+    from bridge.fleet.verify import load_calls, parse_target, render_text
+    from bridge.fleet.verify import verify as run_verify
+
+    _setup_logging(log_level)
+    plan = None
+    if calls:
+        try:
+            plan = load_calls(calls)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"--calls: {exc}") from None
+    settings = Settings(request_timeout=timeout, probe_timeout=min(timeout, 10.0), connect_timeout=timeout)
+    try:
+        report = asyncio.run(run_verify(parse_target(old, "old"), parse_target(new, "new"), plan, read_only, settings))
+    except Exception as exc:  # noqa: BLE001 - unreachable server: say so, exit 2
+        raise _fail(f"verify could not run: {exc.__class__.__name__}: {exc}") from None
+    typer.echo(json.dumps(report.to_json(), indent=2) if json_out else render_text(report))
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command()
+def reload(
+    url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
+    config: Annotated[str | None, typer.Option(help="Fleet config: its [bridge] listen gives the URL.")] = None,
+    pid: Annotated[int | None, typer.Option(help="Send SIGHUP to this bridge process instead.")] = None,
+) -> None:
+    """Make a running fleet bridge re-read its config (swaps only the servers that changed)."""
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGHUP)
+        except OSError as exc:
+            raise _fail(f"cannot signal {pid}: {exc}", 1) from None
+        typer.echo(f"sent SIGHUP to {pid}")
+        return
+    if url is None:
+        listen = "127.0.0.1:8808"
+        if config:
+            from bridge.fleet import config as fc
+
+            try:
+                listen = fc.load(config).bridge.listen or listen
+            except fc.ConfigError as exc:
+                raise _fail(str(exc)) from None
+        url = f"http://{listen}"
+    import httpx
+
+    try:
+        resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60)
+    except httpx.HTTPError as exc:
+        raise _fail(f"cannot reach {url}: {exc}", 1) from None
+    try:
+        body = resp.json()
+    except ValueError:
+        body = {"ok": False, "error": resp.text}
+    typer.echo(json.dumps(body, indent=2))
+    if not body.get("ok"):
+        typer.echo(f"mcp-bridge: reload failed: {body.get('error')}", err=True)
+        raise typer.Exit(1)
+
+
+__all__ = ["probe", "reload", "verify"]

@@ -1,0 +1,303 @@
+"""Fleet configuration: a TOML file, or the ``mcpServers`` JSON desktop hosts use.
+
+TOML::
+
+    [bridge]                      # optional defaults for every server
+    request_timeout = 300
+    era_cache_ttl = 300
+
+    [servers.notes]               # reachable at /servers/notes/mcp
+    command = "python"
+    args = ["notes_server.py", "stdio"]
+    env = { NOTES_DIR = "/srv/notes" }
+    env_passthrough = ["PATH", "HOME"]   # only these of the bridge's variables (default: all)
+    era = "auto"                  # auto | 2025-11-25 | 2026-07-28
+
+    [servers.search]
+    url = "https://search.internal/mcp"
+    bearer_env = "SEARCH_TOKEN"   # Authorization: Bearer $SEARCH_TOKEN
+    headers = { X-Team = "core" }
+
+JSON: ``{"mcpServers": {"notes": {"command": ..., "args": [...], "env": {...}, "cwd": ..., "url": ...,
+"headers": {...}}}}`` (plus the same optional keys as TOML). Errors name the file, line and key.
+
+Pure: parsing and validation only; nothing is spawned or connected here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bridge.config import Settings
+from bridge.eras import EraSetting
+from bridge.upstream.factory import Target
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class ConfigError(Exception):
+    """A fleet config that cannot be used; the message names the file, line and key."""
+
+
+class Defaults(BaseModel):
+    """``[bridge]``: defaults applied to every server (each server may override the timeouts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_timeout: float = Field(300.0, gt=0)
+    probe_timeout: float = Field(5.0, gt=0)
+    connect_timeout: float = Field(10.0, gt=0)
+    era_cache_ttl: float = Field(300.0, gt=0)
+    drain_timeout: float = Field(60.0, gt=0)
+    """Seconds a replaced upstream may keep serving its in-flight calls after a reload."""
+    respawn_backoff_initial: float = Field(0.1, gt=0)
+    respawn_backoff_max: float = Field(10.0, gt=0)
+    allow_origin: list[str] = Field(default_factory=list)
+    front_era: EraSetting = "auto"
+    listen: str | None = None
+    """HOST:PORT the fleet serves on (the `reload` command reads it; `serve --listen` wins)."""
+
+
+class ServerConfig(BaseModel):
+    """One upstream: a stdio command or an HTTP URL."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    env_passthrough: list[str] | None = None
+    """Names of the bridge's environment variables the child sees (None: all of them; []: none)."""
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    bearer: str | None = None
+    bearer_env: str | None = None
+    transport: Literal["auto", "stdio", "http", "streamable-http", "sse"] = "auto"
+    type: str | None = None
+    """Desktop-host spelling of the transport (stdio | http | streamable-http | sse); informational for stdio."""
+    era: EraSetting = "auto"
+    request_timeout: float | None = Field(None, gt=0)
+    probe_timeout: float | None = Field(None, gt=0)
+    connect_timeout: float | None = Field(None, gt=0)
+    era_cache_ttl: float | None = Field(None, gt=0)
+    disabled: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError("url must be an http:// or https:// URL")
+        return value
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str | None) -> str | None:
+        if value is not None and value not in ("stdio", "http", "streamable-http", "streamableHttp", "sse"):
+            raise ValueError("type must be one of stdio, http, streamable-http, sse")
+        return value
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ServerConfig:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give exactly one of 'command' (stdio) or 'url' (HTTP)")
+        if self.url is None:
+            for key in ("headers", "bearer", "bearer_env"):
+                if getattr(self, key):
+                    raise ValueError(f"'{key}' applies to HTTP upstreams ('url'), not to a command")
+        else:
+            for key in ("args", "env", "cwd", "env_passthrough"):
+                if getattr(self, key):
+                    raise ValueError(f"'{key}' applies to stdio upstreams ('command'), not to a url")
+        if self.bearer and self.bearer_env:
+            raise ValueError("give 'bearer' or 'bearer_env', not both")
+        return self
+
+    def http_transport(self) -> str:
+        kind = self.type if self.transport == "auto" else self.transport
+        if kind in ("http", "streamable-http", "streamableHttp"):
+            return "streamable-http"
+        if kind == "sse":
+            return "sse"
+        return "auto"
+
+
+class FleetConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bridge: Defaults = Field(default_factory=Defaults)
+    servers: dict[str, ServerConfig]
+
+    @field_validator("servers")
+    @classmethod
+    def _names(cls, value: dict[str, ServerConfig]) -> dict[str, ServerConfig]:
+        for name in value:
+            if not NAME_RE.match(name):
+                raise ValueError(f"server name {name!r} must be 1-64 of A-Z a-z 0-9 . _ - (it becomes a URL path segment)")
+        return value
+
+    def enabled(self) -> dict[str, ServerConfig]:
+        return {name: s for name, s in self.servers.items() if not s.disabled}
+
+
+# ---------------------------------------------------------------------------------------------------
+# From a config to the bridge's own objects
+# ---------------------------------------------------------------------------------------------------
+
+
+def server_settings(defaults: Defaults, server: ServerConfig) -> Settings:
+    return Settings(
+        upstream_era=server.era,
+        front_era=defaults.front_era,
+        allowed_origins=list(defaults.allow_origin),
+        request_timeout=server.request_timeout or defaults.request_timeout,
+        probe_timeout=server.probe_timeout or defaults.probe_timeout,
+        connect_timeout=server.connect_timeout or defaults.connect_timeout,
+        era_cache_ttl=server.era_cache_ttl or defaults.era_cache_ttl,
+        respawn_backoff_initial=defaults.respawn_backoff_initial,
+        respawn_backoff_max=defaults.respawn_backoff_max,
+    )
+
+
+def server_target(name: str, server: ServerConfig, environ: dict[str, str] | None = None, base_dir: Path | None = None) -> Target:
+    """The factory's ``Target``; env passthrough and bearer secrets are resolved here (from ``environ``)."""
+    environ = dict(os.environ) if environ is None else environ
+    if server.url:
+        headers = dict(server.headers)
+        token = server.bearer
+        if server.bearer_env:
+            token = environ.get(server.bearer_env)
+            if token is None:
+                raise ConfigError(f"server {name!r}: environment variable {server.bearer_env} (bearer_env) is not set")
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return Target(url=server.url, headers=headers, name=name, transport=server.http_transport())
+    assert server.command is not None
+    if server.env_passthrough is None:
+        env, inherit = dict(server.env), True
+    else:
+        env = {k: environ[k] for k in server.env_passthrough if k in environ}
+        env.update(server.env)
+        inherit = False
+    cwd = server.cwd
+    if cwd is not None and base_dir is not None and not os.path.isabs(cwd):
+        cwd = str((base_dir / cwd).resolve())
+    return Target(command=[server.command, *server.args], env=env, inherit_env=inherit, cwd=cwd, name=name)
+
+
+def fingerprint(defaults: Defaults, server: ServerConfig) -> str:
+    """What decides whether a reload must replace a server's upstream."""
+    return json.dumps({"server": server.model_dump(), "bridge": defaults.model_dump(exclude={"listen", "drain_timeout"})},
+                      sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Loading, with errors that point at the line
+# ---------------------------------------------------------------------------------------------------
+
+
+def load(path: str | os.PathLike[str]) -> FleetConfig:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return parse(text, str(p), fmt="json" if p.suffix.lower() == ".json" or text.lstrip().startswith("{") else "toml")
+
+
+def parse(text: str, source: str = "<config>", fmt: Literal["toml", "json"] = "toml") -> FleetConfig:
+    if fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        data = _from_json(data, text, source)
+    else:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: invalid TOML: {exc}") from None
+    try:
+        return FleetConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, text, source, fmt)) from None
+
+
+def _from_json(data: Any, text: str, source: str) -> dict[str, Any]:
+    if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
+        raise ConfigError(f"{source}:1: a JSON fleet config is an object with an 'mcpServers' object")
+    extra = sorted(set(data) - {"mcpServers", "bridge"})
+    if extra:
+        line = _find_json_line(text, [extra[0]])
+        raise ConfigError(f"{source}:{line}: unknown top-level key {extra[0]!r} (expected 'mcpServers', optionally 'bridge')")
+    return {"servers": data["mcpServers"], **({"bridge": data["bridge"]} if "bridge" in data else {})}
+
+
+def _explain(exc: ValidationError, text: str, source: str, fmt: str) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = [str(x) for x in err["loc"]]
+        if fmt == "json" and loc and loc[0] == "servers":
+            loc[0] = "mcpServers"
+        line = _find_json_line(text, loc) if fmt == "json" else _find_toml_line(text, loc)
+        where = ".".join(loc) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        lines.append(f"{source}:{line or '?'}: {where}: {msg}")
+    return "\n".join(lines)
+
+
+def _find_toml_line(text: str, loc: list[str]) -> int | None:
+    """Best-effort line of a validation error in TOML: the key's line inside its table, else the table header."""
+    rows = text.splitlines()
+    if not loc:
+        return None
+    if loc[0] == "servers" and len(loc) >= 2:
+        name, rest = loc[1], loc[2:]
+        header = re.compile(rf"^\s*\[\s*servers\s*\.\s*[\"']?{re.escape(name)}[\"']?\s*\]")
+        inline = re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*=")
+    elif loc[0] == "bridge":
+        rest = loc[1:]
+        header = re.compile(r"^\s*\[\s*bridge\s*\]")
+        inline = None
+    else:
+        return 1
+    start = None
+    for i, row in enumerate(rows):
+        if header.match(row) or (inline is not None and inline.match(row)):
+            start = i
+            break
+    if start is None:
+        return 1
+    if rest and not rest[0].isdigit():
+        key = re.compile(rf"^\s*[\"']?{re.escape(rest[0])}[\"']?\s*=")
+        for j in range(start + 1, len(rows)):
+            if re.match(r"^\s*\[", rows[j]):
+                break
+            if key.match(rows[j]):
+                return j + 1
+    return start + 1
+
+
+def _find_json_line(text: str, loc: list[str]) -> int:
+    """Best-effort line of a key path in JSON text: each key searched after the previous one."""
+    pos = 0
+    found = 0
+    for part in loc:
+        if part.isdigit():
+            continue
+        idx = text.find(json.dumps(part), pos)
+        if idx < 0:
+            break
+        pos, found = idx, idx
+    return text.count("\n", 0, found) + 1

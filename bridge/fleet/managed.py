@@ -1,0 +1,366 @@
+"""One fleet server as a stable ``Upstream``: the fronts keep one object for the server's lifetime,
+while behind it the delegate is replaced on reload or when the server's era changes.
+
+* **Generations.** Each delegate (a legacy or modern upstream from the factory) lives in a ``Slot``
+  that counts its in-flight calls. New calls always take the newest slot; a replaced slot is drained
+  (its in-flight calls finish, bounded by ``drain_timeout``) and then closed.
+* **Era cache.** With ``era = "auto"`` the era is probed when the slot is first used, trusted for
+  ``era_cache_ttl`` seconds, then re-probed in the background; an era-typical failure (an error a
+  server of the other era would give) triggers an early re-probe. A changed era starts a new slot.
+* **Decoration.** Every call is timed and counted (``Metrics``) and W3C trace context is copied into
+  the request ``_meta`` for legacy upstreams (2026 upstreams receive it as HTTP headers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import eras, jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Emit, Upstream, UpstreamError
+from bridge.fleet.metrics import Metrics
+from bridge.jsonrpc import Message
+from bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
+
+log = logging.getLogger("mcp_bridge.fleet")
+
+ERA_TYPICAL_CODES = {-32600, -32601, -32603, -32000, -32001}
+"""JSON-RPC errors a server gives when spoken to in the wrong era (missing session, unknown method...)."""
+REPROBE_MIN_INTERVAL = 5.0
+
+Prober = Callable[[Target, Settings], Any]
+
+
+def register_metrics(metrics: Metrics) -> None:
+    metrics.counter("requests_total", "Requests served, by server, client era, upstream era, method and outcome.",
+                    ("server", "client_era", "upstream_era", "method", "outcome"))
+    metrics.histogram("request_duration_seconds", "Upstream call latency.", ("server", "method"))
+    metrics.counter("era_probes_total", "Era probes, by server and detected era.", ("server", "era"))
+    metrics.counter("upstream_swaps_total", "Delegate replacements, by server and reason (reload, era).", ("server", "reason"))
+    metrics.counter("reloads_total", "Config reloads, by outcome.", ("outcome",))
+
+
+def outcome_of(response: Message) -> str:
+    """Pure: ok | error | input_required | incomplete (a listen stream that ended) for a canonical response."""
+    if "error" in response:
+        return "error"
+    result = response.get("result")
+    if isinstance(result, dict):
+        kind = result.get("resultType")
+        if kind == "input_required":
+            return "input_required"
+        if isinstance(kind, str) and kind not in ("complete", ""):
+            return kind
+    return "ok"
+
+
+def era_typical_failure(response: Message) -> bool:
+    """Pure: does this error response suggest the server no longer speaks the era we think it does?"""
+    err = response.get("error")
+    if not isinstance(err, dict):
+        return False
+    data = err.get("data")
+    if isinstance(data, dict) and isinstance(data.get("supported"), list):
+        return True
+    return err.get("code") in ERA_TYPICAL_CODES
+
+
+def with_trace_meta(request: Message, trace: dict[str, str]) -> Message:
+    """Pure: copy W3C trace context into ``params._meta`` (keys not already there)."""
+    if not trace:
+        return request
+    params = request.get("params")
+    params = dict(params) if isinstance(params, dict) else {}
+    meta = dict(params.get("_meta") or {})
+    for key in eras.TRACE_META_KEYS:
+        if key in trace and key not in meta:
+            meta[key] = trace[key]
+    params["_meta"] = meta
+    return {**request, "params": params}
+
+
+def trace_id(trace: dict[str, str]) -> str | None:
+    parts = trace.get("traceparent", "").split("-")
+    return parts[1] if len(parts) == 4 else None
+
+
+@dataclass
+class Slot:
+    """One delegate generation."""
+
+    generation: int
+    target: Target
+    settings: Settings
+    upstream: Upstream | None = None
+    probe: ProbeResult | None = None
+    probed_at: float = 0.0
+    inflight: int = 0
+    retired: bool = False
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def __post_init__(self) -> None:
+        self.idle.set()
+
+
+class ManagedUpstream(Upstream):
+    def __init__(self, name: str, target: Target, settings: Settings, metrics: Metrics,
+                 drain_timeout: float = 60.0, prober: Prober = probe) -> None:
+        self.name = name
+        self.metrics = metrics
+        self.drain_timeout = drain_timeout
+        self.prober = prober
+        self._generations = 0
+        self.slot = self._new_slot(target, settings)
+        self.draining: set[Slot] = set()
+        self.retired_restarts = 0
+        self.last_error: str | None = None
+        self.last_ok: float | None = None
+        self._reprobe_task: asyncio.Task[None] | None = None
+        self._last_reprobe = 0.0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    @property
+    def era(self) -> eras.Era:  # type: ignore[override]
+        up = self.slot.upstream
+        return up.era if up is not None else eras.LEGACY
+
+    @property
+    def settings(self) -> Settings:
+        return self.slot.settings
+
+    def _new_slot(self, target: Target, settings: Settings) -> Slot:
+        self._generations += 1
+        return Slot(self._generations, target, settings)
+
+    # --- delegate resolution ------------------------------------------------------------------------
+
+    async def _ready(self, slot: Slot) -> Upstream:
+        if slot.upstream is not None:
+            return slot.upstream
+        async with slot.lock:
+            if slot.upstream is not None:
+                return slot.upstream
+            era = slot.settings.upstream_era
+            transport: str | None = None
+            if era == "auto":
+                result: ProbeResult = await self.prober(slot.target, slot.settings)
+                slot.probe, slot.probed_at = result, time.monotonic()
+                assert result.era is not None
+                era = result.era
+                transport = result.transport if slot.target.url else None
+                self.metrics.inc("era_probes_total", {"server": self.name, "era": era})
+                log.info("server %s speaks %s", self.name, era,
+                         extra={"event": "era_detected", "server": self.name, "era": era, "transport": result.transport})
+            if era == eras.MODERN:
+                up = modern_upstream(slot.target, slot.settings)
+            else:
+                up = legacy_upstream(slot.target, slot.settings, transport)
+            try:
+                await up.start()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await up.aclose()
+                raise
+            slot.upstream = up
+            return up
+
+    async def start(self) -> None:
+        await self._ready(self.slot)
+
+    async def discover(self, ctx: CallContext) -> Message:
+        return await (await self._ready(self.slot)).discover(ctx)
+
+    # --- calls --------------------------------------------------------------------------------------
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        slot = self.slot
+        slot.inflight += 1
+        slot.idle.clear()
+        method = str(request.get("method"))
+        started = time.monotonic()
+        outcome = "exception"
+        up_era = "unknown"
+        try:
+            try:
+                upstream = await self._ready(slot)
+            except (UpstreamError, OSError) as exc:
+                self.last_error = str(exc)
+                self._maybe_reprobe(force=True)
+                response = jsonrpc.error_response(request.get("id"), jsonrpc.INTERNAL_ERROR, f"Upstream {self.name} unavailable: {exc}")
+                outcome = "unavailable"
+                return response
+            up_era = upstream.era
+            wire = request if upstream.era == eras.MODERN else with_trace_meta(request, ctx.trace)
+            response = await upstream.call(wire, ctx, emit)
+            outcome = outcome_of(response)
+            if outcome == "error" and era_typical_failure(response):
+                self._maybe_reprobe()
+            elif outcome != "error":
+                self.last_ok, self.last_error = time.time(), None
+            self._maybe_expire(slot)
+            return response
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            elapsed = time.monotonic() - started
+            slot.inflight -= 1
+            if slot.inflight == 0:
+                slot.idle.set()
+            self.metrics.inc("requests_total", {"server": self.name, "client_era": ctx.client_era, "upstream_era": up_era,
+                                                "method": method, "outcome": outcome})
+            self.metrics.observe("request_duration_seconds", {"server": self.name, "method": method}, elapsed)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("call", extra={"event": "call", "server": self.name, "method": method, "outcome": outcome,
+                                         "client_era": ctx.client_era, "upstream_era": up_era, "ms": round(elapsed * 1000, 1),
+                                         "trace_id": trace_id(ctx.trace)})
+
+    # --- era cache ----------------------------------------------------------------------------------
+
+    def _maybe_expire(self, slot: Slot) -> None:
+        if slot.probe is not None and time.monotonic() - slot.probed_at > slot.settings.era_cache_ttl:
+            self._maybe_reprobe(force=True)
+
+    def _maybe_reprobe(self, force: bool = False) -> None:
+        slot = self.slot
+        if self._closed or slot.settings.upstream_era != "auto" or slot.upstream is None:
+            return
+        if self._reprobe_task is not None and not self._reprobe_task.done():
+            return
+        now = time.monotonic()
+        if not force and now - self._last_reprobe < REPROBE_MIN_INTERVAL:
+            return
+        self._last_reprobe = now
+        self._reprobe_task = asyncio.create_task(self._reprobe(slot))
+
+    async def _reprobe(self, slot: Slot) -> None:
+        try:
+            result: ProbeResult = await self.prober(slot.target, slot.settings)
+        except Exception as exc:  # noqa: BLE001 - unreachable is not era evidence
+            log.warning("server %s: re-probe failed: %s", self.name, exc, extra={"event": "reprobe_failed", "server": self.name})
+            return
+        assert result.era is not None
+        self.metrics.inc("era_probes_total", {"server": self.name, "era": result.era})
+        if slot is not self.slot:
+            return
+        slot.probed_at = time.monotonic()
+        current = slot.upstream.era if slot.upstream is not None else None
+        transport_changed = bool(slot.target.url and slot.probe and result.transport != slot.probe.transport)
+        if result.era != current or transport_changed:
+            log.warning("server %s changed era: %s -> %s", self.name, current, result.era,
+                        extra={"event": "era_changed", "server": self.name, "old": current, "new": result.era})
+            self.replace(slot.target, slot.settings, reason="era")
+
+    # --- reload -------------------------------------------------------------------------------------
+
+    def replace(self, target: Target, settings: Settings, reason: str = "reload") -> None:
+        """New calls go to a fresh delegate; the old one finishes its in-flight calls, then closes."""
+        old = self.slot
+        self.slot = self._new_slot(target, settings)
+        self.metrics.inc("upstream_swaps_total", {"server": self.name, "reason": reason})
+        log.info("server %s: generation %d replaces %d (%s)", self.name, self.slot.generation, old.generation, reason,
+                 extra={"event": "swap", "server": self.name, "generation": self.slot.generation, "reason": reason})
+        self._retire(old)
+
+    def _retire(self, slot: Slot) -> None:
+        slot.retired = True
+        self.draining.add(slot)
+        task = asyncio.create_task(self._drain(slot))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, slot: Slot) -> None:
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(slot.idle.wait(), self.drain_timeout)
+            if slot.inflight:
+                log.warning("server %s: closing generation %d with %d calls still in flight", self.name, slot.generation, slot.inflight)
+        finally:
+            self.retired_restarts += _restarts(slot.upstream)
+            self.draining.discard(slot)
+            if slot.upstream is not None:
+                with contextlib.suppress(Exception):
+                    await slot.upstream.aclose()
+            log.info("server %s: generation %d closed", self.name, slot.generation,
+                     extra={"event": "drained", "server": self.name, "generation": slot.generation})
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._reprobe_task is not None:
+            self._reprobe_task.cancel()
+        self.drain_timeout = min(self.drain_timeout, 5.0)
+        self._retire(self.slot)
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # --- health -------------------------------------------------------------------------------------
+
+    def restarts(self) -> int:
+        return self.retired_restarts + sum(_restarts(s.upstream) for s in (self.slot, *self.draining))
+
+    def parked(self) -> int:
+        total = 0
+        for s in (self.slot, *self.draining):
+            if s.upstream is not None:
+                with contextlib.suppress(Exception):
+                    total += int(_inner_status(s.upstream).get("parked", 0) or 0)
+        return total
+
+    def status(self) -> dict[str, Any]:
+        slot = self.slot
+        up = slot.upstream
+        inner: dict[str, Any] = {}
+        if up is not None:
+            with contextlib.suppress(Exception):
+                inner = up.status()
+        if up is not None:
+            state = "degraded" if self.last_error else "ok"
+        else:
+            state = "down" if self.last_error else "not started"
+        return {
+            "state": state,
+            "era": up.era if up is not None else None,
+            "configured_era": slot.settings.upstream_era,
+            "target": slot.target.describe(),
+            "generation": slot.generation,
+            "inflight": slot.inflight,
+            "draining": sorted(s.generation for s in self.draining),
+            "restarts": self.restarts(),
+            "parked": self.parked(),
+            "probed_transport": slot.probe.transport if slot.probe else None,
+            "era_age_s": round(time.monotonic() - slot.probed_at, 1) if slot.probe else None,
+            "last_error": self.last_error,
+            "upstream": inner,
+        }
+
+    def pids(self) -> list[int]:
+        """Process ids of the current delegate's stdio children (for operators and tests)."""
+        up = self.slot.upstream
+        if up is None:
+            return []
+        status = _inner_status(up)
+        pids = [t.get("pid") for t in status.get("transports", []) if isinstance(t, dict)]
+        pids.append(status.get("pid"))
+        return [p for p in pids if isinstance(p, int)]
+
+
+def _inner_status(up: Upstream) -> dict[str, Any]:
+    try:
+        return up.status()
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+def _restarts(up: Upstream | None) -> int:
+    if up is None:
+        return 0
+    status = _inner_status(up)
+    value = status.get("restarts", 0)
+    return int(value) if isinstance(value, (int, float)) else 0

@@ -1,0 +1,148 @@
+"""Prometheus text exposition (format 0.0.4), written by hand: counters, histograms and gauges
+with labels. Pure: no I/O, no clock; the fleet records into one ``Metrics`` and renders it on scrape."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+LATENCY_BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+
+Labels = tuple[tuple[str, str], ...]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _labels(labels: Labels, extra: Labels = ()) -> str:
+    items = (*labels, *extra)
+    if not items:
+        return ""
+    return "{" + ",".join(f'{k}="{_escape(v)}"' for k, v in items) + "}"
+
+
+def _num(value: float) -> str:
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+@dataclass
+class _Family:
+    name: str
+    kind: str
+    help: str
+    label_names: tuple[str, ...]
+    values: dict[Labels, float] = field(default_factory=dict)
+
+    def key(self, labels: dict[str, str]) -> Labels:
+        if set(labels) != set(self.label_names):
+            raise ValueError(f"{self.name}: labels {sorted(labels)} != {sorted(self.label_names)}")
+        return tuple((n, str(labels[n])) for n in self.label_names)
+
+
+@dataclass
+class _Histogram:
+    name: str
+    help: str
+    label_names: tuple[str, ...]
+    buckets: tuple[float, ...]
+    series: dict[Labels, list[float]] = field(default_factory=dict)
+    """Per label set: bucket counts (non-cumulative), then sum, then count."""
+
+
+class Metrics:
+    def __init__(self, prefix: str = "mcp_bridge") -> None:
+        self.prefix = prefix
+        self._counters: dict[str, _Family] = {}
+        self._hists: dict[str, _Histogram] = {}
+
+    def counter(self, name: str, help: str, label_names: Sequence[str]) -> None:
+        self._counters[name] = _Family(f"{self.prefix}_{name}", "counter", help, tuple(label_names))
+
+    def histogram(self, name: str, help: str, label_names: Sequence[str], buckets: Sequence[float] = LATENCY_BUCKETS) -> None:
+        self._hists[name] = _Histogram(f"{self.prefix}_{name}", help, tuple(label_names), tuple(sorted(buckets)))
+
+    def inc(self, name: str, labels: dict[str, str], amount: float = 1.0) -> None:
+        fam = self._counters[name]
+        key = fam.key(labels)
+        fam.values[key] = fam.values.get(key, 0.0) + amount
+
+    def observe(self, name: str, labels: dict[str, str], value: float) -> None:
+        h = self._hists[name]
+        key = tuple((n, str(labels[n])) for n in h.label_names)
+        series = h.series.get(key)
+        if series is None:
+            series = h.series[key] = [0.0] * (len(h.buckets) + 2)
+        for i, bound in enumerate(h.buckets):
+            if value <= bound:
+                series[i] += 1
+                break
+        series[-2] += value
+        series[-1] += 1
+
+    def value(self, name: str, labels: dict[str, str]) -> float:
+        fam = self._counters[name]
+        return fam.values.get(fam.key(labels), 0.0)
+
+    def render(self, gauges: Iterable[tuple[str, str, str, list[tuple[dict[str, str], float]]]] = ()) -> str:
+        """Text exposition. ``gauges``: (name, kind, help, [(labels, value)]) computed at scrape time."""
+        out: list[str] = []
+        for fam in self._counters.values():
+            out.append(f"# HELP {fam.name} {fam.help}")
+            out.append(f"# TYPE {fam.name} counter")
+            for key in sorted(fam.values):
+                out.append(f"{fam.name}{_labels(key)} {_num(fam.values[key])}")
+        for h in self._hists.values():
+            out.append(f"# HELP {h.name} {h.help}")
+            out.append(f"# TYPE {h.name} histogram")
+            for key in sorted(h.series):
+                series = h.series[key]
+                running = 0.0
+                for i, bound in enumerate(h.buckets):
+                    running += series[i]
+                    out.append(f"{h.name}_bucket{_labels(key, (('le', _num(bound)),))} {_num(running)}")
+                out.append(f"{h.name}_bucket{_labels(key, (('le', '+Inf'),))} {_num(series[-1])}")
+                out.append(f"{h.name}_sum{_labels(key)} {_num(series[-2])}")
+                out.append(f"{h.name}_count{_labels(key)} {_num(series[-1])}")
+        for name, kind, help_, samples in gauges:
+            full = f"{self.prefix}_{name}"
+            out.append(f"# HELP {full} {help_}")
+            out.append(f"# TYPE {full} {kind}")
+            for labels, value in samples:
+                out.append(f"{full}{_labels(tuple(labels.items()))} {_num(value)}")
+        return "\n".join(out) + "\n"
+
+
+def parse_text(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """Read back a text exposition (samples only): for tests and `mcp-bridge` tooling."""
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        head, _, value = line.rpartition(" ")
+        name, brace, rest = head.partition("{")
+        labels: dict[str, str] = {}
+        if brace:
+            body = rest.rstrip("}")
+            i = 0
+            while i < len(body):
+                eq = body.index("=", i)
+                key = body[i:eq].lstrip(",")
+                j = eq + 2
+                buf = []
+                while body[j] != '"':
+                    if body[j] == "\\":
+                        j += 1
+                        buf.append({"n": "\n"}.get(body[j], body[j]))
+                    else:
+                        buf.append(body[j])
+                    j += 1
+                labels[key] = "".join(buf)
+                i = j + 1
+        out.setdefault(name, []).append((labels, float(value)))
+    return out

@@ -1,0 +1,297 @@
+"""``mcp-bridge serve --config FLEET``: many upstreams behind one HTTP listener.
+
+Routes::
+
+    /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
+    /servers/<name>/healthz   that server's state
+    /healthz                  every server's state (200 even when some are down: the bridge is up)
+    /metrics                  Prometheus text format
+    /admin/reload             POST, loopback clients only: re-read the config (as SIGHUP does)
+
+Each server has one ``HttpFront`` (with a 2025 front when available) over one ``ManagedUpstream``
+that survives reloads; a reload only replaces what changed. A server that fails to start, dies or
+hangs affects only its own route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from bridge.fleet import config as fc
+from bridge.fleet.managed import ManagedUpstream, register_metrics
+from bridge.fleet.metrics import Metrics
+from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
+from bridge.jsonrpc import INVALID_REQUEST
+
+log = logging.getLogger("mcp_bridge.fleet")
+
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def legacy_front_factory() -> Any:
+    """``LegacyHttpFront`` when the 2025 front is available in this build, else None (2026 clients only)."""
+    try:
+        from bridge.front.legacy import LegacyHttpFront
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        log.warning("2025 front unavailable (%s): serving 2026-07-28 clients only", exc)
+        return None
+    return LegacyHttpFront
+
+
+@dataclass
+class Entry:
+    name: str
+    fingerprint: str
+    front: HttpFront
+    upstream: ManagedUpstream
+    legacy: LegacyFrontProtocol | None
+    started: asyncio.Task[None] | None = None
+
+
+class Router:
+    """``name -> Entry``; replaced entries are swapped in one assignment (the event loop is the lock)."""
+
+    def __init__(self, path: str | Path, metrics: Metrics | None = None) -> None:
+        self.path = Path(path)
+        self.metrics = metrics or Metrics()
+        register_metrics(self.metrics)
+        self.entries: dict[str, Entry] = {}
+        self.config: fc.FleetConfig | None = None
+        self.loaded_at: float | None = None
+        self._reload_lock = asyncio.Lock()
+        self._closing: set[asyncio.Task[None]] = set()
+        self._legacy_cls = legacy_front_factory()
+
+    # --- building -----------------------------------------------------------------------------------
+
+    def _entry(self, name: str, cfg: fc.FleetConfig, server: fc.ServerConfig) -> Entry:
+        settings = fc.server_settings(cfg.bridge, server)
+        target = fc.server_target(name, server, base_dir=self.path.parent)
+        upstream = ManagedUpstream(name, target, settings, self.metrics, drain_timeout=cfg.bridge.drain_timeout)
+        legacy = self._legacy_cls(upstream, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
+        front = HttpFront(settings, upstream, legacy)
+        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, legacy)
+
+    def _start(self, entry: Entry) -> None:
+        async def run() -> None:
+            try:
+                await entry.upstream.start()
+                log.info("server %s started", entry.name, extra={"event": "started", "server": entry.name, "era": entry.upstream.era})
+            except Exception as exc:  # noqa: BLE001 - one server failing never affects the others
+                entry.upstream.last_error = str(exc) or exc.__class__.__name__
+                log.error("server %s did not start: %s", entry.name, exc, extra={"event": "start_failed", "server": entry.name})
+
+        entry.started = asyncio.create_task(run())
+
+    async def load(self) -> dict[str, list[str]]:
+        """First load, or a reload: returns what changed. A bad config changes nothing and raises ConfigError."""
+        async with self._reload_lock:
+            cfg = fc.load(self.path)
+            wanted = cfg.enabled()
+            # Resolve every target before touching anything, so a bad secret reference changes nothing.
+            for name, server in wanted.items():
+                fc.server_target(name, server, base_dir=self.path.parent)
+            changes: dict[str, list[str]] = {"added": [], "replaced": [], "removed": [], "unchanged": []}
+            for name in list(self.entries):
+                if name not in wanted:
+                    entry = self.entries.pop(name)
+                    changes["removed"].append(name)
+                    self._close_later(entry)
+            for name, server in wanted.items():
+                fp = fc.fingerprint(cfg.bridge, server)
+                current = self.entries.get(name)
+                if current is None:
+                    entry = self._entry(name, cfg, server)
+                    self.entries[name] = entry
+                    changes["added"].append(name)
+                    self._start(entry)
+                elif current.fingerprint != fp:
+                    settings = fc.server_settings(cfg.bridge, server)
+                    target = fc.server_target(name, server, base_dir=self.path.parent)
+                    current.upstream.drain_timeout = cfg.bridge.drain_timeout
+                    current.upstream.replace(target, settings)
+                    current.front.settings = settings
+                    if current.legacy is not None and hasattr(current.legacy, "settings"):
+                        current.legacy.settings = settings  # type: ignore[attr-defined]
+                    current.fingerprint = fp
+                    changes["replaced"].append(name)
+                    self._start(current)
+                else:
+                    changes["unchanged"].append(name)
+            self.config = cfg
+            self.loaded_at = time.time()
+            return changes
+
+    async def reload(self) -> dict[str, Any]:
+        try:
+            changes = await self.load()
+        except fc.ConfigError as exc:
+            self.metrics.inc("reloads_total", {"outcome": "error"})
+            log.error("reload rejected, keeping the running config: %s", exc, extra={"event": "reload_rejected"})
+            return {"ok": False, "error": str(exc)}
+        self.metrics.inc("reloads_total", {"outcome": "ok"})
+        log.info("reloaded %s", self.path, extra={"event": "reloaded", **changes})
+        return {"ok": True, **changes}
+
+    def _close_later(self, entry: Entry) -> None:
+        async def close() -> None:
+            await entry.upstream.aclose()
+            if entry.legacy is not None:
+                with contextlib.suppress(Exception):
+                    await entry.legacy.aclose()
+
+        task = asyncio.create_task(close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def aclose(self) -> None:
+        entries, self.entries = list(self.entries.values()), {}
+        for entry in entries:
+            if entry.started is not None and not entry.started.done():
+                entry.started.cancel()
+        for entry in entries:
+            self._close_later(entry)
+        await asyncio.gather(*list(self._closing), return_exceptions=True)
+
+    # --- observability ------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        servers = {name: e.upstream.status() for name, e in sorted(self.entries.items())}
+        for name, e in self.entries.items():
+            servers[name]["pids"] = e.upstream.pids()
+        return {"status": "ok", "config": str(self.path), "loaded_at": self.loaded_at, "servers": servers}
+
+    def render_metrics(self) -> str:
+        up, era, restarts, parked, inflight, draining, gen = [], [], [], [], [], [], []
+        for name, e in sorted(self.entries.items()):
+            st = e.upstream.status()
+            up.append(({"server": name}, 1.0 if st["state"] == "ok" else 0.0))
+            if st["era"]:
+                era.append(({"server": name, "era": st["era"]}, 1.0))
+            restarts.append(({"server": name}, float(st["restarts"])))
+            parked.append(({"server": name}, float(st["parked"])))
+            inflight.append(({"server": name}, float(st["inflight"])))
+            draining.append(({"server": name}, float(len(st["draining"]))))
+            gen.append(({"server": name}, float(st["generation"])))
+        return self.metrics.render([
+            ("upstream_up", "gauge", "1 when the server's upstream is started and its last call did not fail.", up),
+            ("upstream_era", "gauge", "The era each server speaks (1 for the detected era).", era),
+            ("upstream_restarts_total", "counter", "Upstream process respawns and lost sessions.", restarts),
+            ("parked_calls", "gauge", "MRTR calls parked waiting for client input.", parked),
+            ("inflight_calls", "gauge", "Calls in flight on the current generation.", inflight),
+            ("draining_generations", "gauge", "Replaced upstreams still finishing their calls.", draining),
+            ("upstream_generation", "gauge", "How many times the server's upstream was (re)built.", gen),
+        ])
+
+    # --- HTTP ---------------------------------------------------------------------------------------
+
+    async def endpoint(self, request: Request) -> Response:
+        entry = self.entries.get(request.path_params["name"])
+        if entry is None:
+            return rpc_error(404, INVALID_REQUEST, f"Not Found: no server named {request.path_params['name']!r}")
+        return await entry.front.endpoint(request)
+
+    async def server_health(self, request: Request) -> Response:
+        entry = self.entries.get(request.path_params["name"])
+        if entry is None:
+            return JSONResponse({"error": "no such server"}, status_code=404)
+        return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse(self.health())
+
+    async def metrics_endpoint(self, request: Request) -> Response:
+        return PlainTextResponse(self.render_metrics(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    async def admin_reload(self, request: Request) -> Response:
+        client = request.client.host if request.client else None
+        if client not in LOOPBACK:
+            return JSONResponse({"ok": False, "error": "reload is accepted from loopback clients only"}, status_code=403)
+        result = await self.reload()
+        return JSONResponse(result, status_code=200 if result["ok"] else 422)
+
+
+def build_fleet_app(router: Router) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await router.load()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(router.reload()))
+        try:
+            yield
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGHUP)
+            await router.aclose()
+
+    routes = [
+        Route("/servers/{name}/mcp", router.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
+        Route("/servers/{name}/healthz", router.server_health, methods=["GET"]),
+        Route("/healthz", router.healthz, methods=["GET"]),
+        Route("/metrics", router.metrics_endpoint, methods=["GET"]),
+        Route("/admin/reload", router.admin_reload, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.router = router
+    return app
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, msg, plus the record's structured extras."""
+
+    RESERVED = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime", "taskName"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in self.RESERVED and not key.startswith("_"):
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str)
+
+
+def use_json_logs() -> None:
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.StreamHandler(sys.stderr))
+    for handler in root.handlers:
+        handler.setFormatter(JsonFormatter())
+
+
+def serve_fleet(config_path: str, host: str, port: int) -> None:
+    import uvicorn
+
+    use_json_logs()
+    try:
+        fc.load(config_path)  # fail fast, before binding, with the line-aware message
+    except fc.ConfigError as exc:
+        print(f"mcp-bridge: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    router = Router(config_path)
+    app = build_fleet_app(router)
+    log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp", host, port,
+             extra={"event": "listening", "host": host, "port": port, "config": config_path})
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    uvicorn.Server(config).run()
