@@ -1,0 +1,93 @@
+"""Acceptance 1 (and observability): five sample servers of mixed SDKs, eras and transports behind
+one fleet bridge; a 2026 client (mcp 2.3.0) and a 2025 client (mcp 1.29) each reach every server and
+call a tool; a broken server affects only itself; /healthz and /metrics tell who speaks what."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import fleet_peers as fp
+import httpx
+import pytest
+
+pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream]
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[fp.FleetBridge]:
+    tmp = tmp_path_factory.mktemp("fleet")
+    with fp.http_samples() as urls:
+        servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")}}
+        with fp.fleet_bridge(tmp, servers) as bridge:
+            yield bridge
+
+
+@pytest.mark.parametrize("server", list(fp.EXPECTED_ERA))
+def test_a_2026_client_reaches_every_server(fleet: fp.FleetBridge, server: str) -> None:
+    report = fp.run_client("modern", fleet.url(server))
+    steps = report["scenarios"]["basic"]["steps"]
+    assert report["protocol_version"] == fp.MODERN
+    assert steps["server"]["name"] == fp.EXPECTED_NAME[server]
+    assert steps["add"] == {"is_error": False, "text": ["5"]}
+    assert steps["echo"] == {"is_error": False, "text": ["hello"]}
+
+
+@fp.needs_legacy_front
+@pytest.mark.parametrize("server", list(fp.EXPECTED_ERA))
+def test_a_2025_client_reaches_every_server(fleet: fp.FleetBridge, server: str) -> None:
+    report = fp.run_client("legacy", fleet.url(server))
+    steps = report["scenarios"]["basic"]["steps"]
+    assert steps["add"] == {"is_error": False, "text": ["5"]}
+    assert steps["echo"] == {"is_error": False, "text": ["hello"]}
+    assert steps["server"]["name"] == fp.EXPECTED_NAME[server]
+
+
+def test_broken_and_unknown_servers_fail_alone(fleet: fp.FleetBridge) -> None:
+    import anyio
+
+    async def main() -> None:
+        async with httpx.AsyncClient(timeout=60) as client:
+            frame = await fp.rpc(client, fleet.url("broken"), "tools/call", {"name": "echo", "arguments": {"text": "x"}})
+            assert frame["error"]["code"] == -32603 and "broken" in frame["error"]["message"]
+            for name in fp.EXPECTED_ERA:
+                assert await fp.echo(client, fleet.url(name), f"still {name}") == f"still {name}"
+            resp = await client.post(f"{fleet.base}/servers/nope/mcp", json={})
+            assert resp.status_code == 404
+
+    anyio.run(main)
+    health = fleet.health()["servers"]
+    assert health["broken"]["state"] == "down" and health["broken"]["last_error"]
+    for name, era in fp.EXPECTED_ERA.items():
+        assert health[name]["state"] == "ok", health[name]
+        assert health[name]["era"] == era
+
+
+def test_healthz_and_metrics_name_eras(fleet: fp.FleetBridge) -> None:
+    import anyio
+
+    async def main() -> None:
+        async with httpx.AsyncClient(timeout=60) as client:
+            for name in fp.EXPECTED_ERA:
+                await fp.echo(client, fleet.url(name), "count me")
+
+    anyio.run(main)
+    text = fleet.metrics()
+    for name, era in fp.EXPECTED_ERA.items():
+        assert fp.metric(text, "mcp_bridge_requests_total", server=name, client_era=fp.MODERN, upstream_era=era,
+                         method="tools/call", outcome="ok") >= 1
+        assert fp.metric(text, "mcp_bridge_request_duration_seconds_count", server=name, method="tools/call") >= 1
+        assert fp.metric(text, "mcp_bridge_upstream_era", server=name, era=era) == 1
+        assert fp.metric(text, "mcp_bridge_upstream_up", server=name) == 1
+    assert fp.metric(text, "mcp_bridge_upstream_up", server="broken") == 0
+    assert fp.metric(text, "mcp_bridge_requests_total", server="broken", outcome="unavailable") >= 1
+    assert "# TYPE mcp_bridge_parked_calls gauge" in text
+    assert "# TYPE mcp_bridge_upstream_restarts_total counter" in text
+
+
+@fp.needs_legacy_front
+def test_metrics_count_2025_clients(fleet: fp.FleetBridge) -> None:
+    fp.run_client("legacy", fleet.url("modern-http"))
+    text = fleet.metrics()
+    assert fp.metric(text, "mcp_bridge_requests_total", server="modern-http", client_era=fp.LEGACY,
+                     upstream_era=fp.MODERN, method="tools/call", outcome="ok") >= 3
+
