@@ -261,8 +261,6 @@ class StreamableHttpTransport(LegacyTransport):
                         if jsonrpc.is_response(frame) and frame.get("id") == rid:
                             answered = True
                         await self._deliver(frame, rid)
-                        if answered:
-                            break
                 elif ctype.startswith("application/json"):
                     frame = _try_json(await resp.aread())
                     if isinstance(frame, dict):
