@@ -35,8 +35,8 @@ def build(drifts: list[str]):  # type: ignore[no-untyped-def]
         mcp.remove_tool("add")
         bump = 1 if "result" in drifts else 0
         if "schema" in drifts:
-            def add(a: int, b: float) -> float:
-                return a + b + bump
+            def add(a: int, b: float) -> int:
+                return int(a + b + bump)
         else:
             def add(a: int, b: int) -> int:  # type: ignore[misc]
                 return a + b + bump
