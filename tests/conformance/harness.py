@@ -155,10 +155,24 @@ def run_leg(url: str, spec: str, *, label: str | None = None, scenarios: Sequenc
     return leg
 
 
-def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[str, str]) -> None:
+@dataclass(frozen=True)
+class Fails:
+    """An expected failure: the scenario's failing check ids, exactly, and why they fail."""
+
+    checks: frozenset[str]
+    reason: str
+
+
+def fails(reason: str, *checks: str) -> Fails:
+    return Fails(frozenset(checks), reason)
+
+
+def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[str, str | Fails]) -> None:
     """The leg ran exactly ``expected_clean | expected_failures`` and exactly those were clean / dirty.
 
-    ``expected_failures`` maps each scenario that is known to fail to the reason it fails.
+    ``expected_failures`` maps each scenario known to fail to the reason it fails, or to a :class:`Fails`
+    that also pins the exact set of failing check ids (a new failing check in an already failing
+    scenario is then a regression too, and a check that starts passing asks for the expectation to move).
     """
     overlap = expected_clean & set(expected_failures)
     assert not overlap, f"scenarios listed both as clean and as expected failures: {sorted(overlap)}"
@@ -173,6 +187,13 @@ def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[st
         problems.append(f"expected clean but failed: {sorted(regressed)}")
     if fixed := set(expected_failures) & leg.clean:
         problems.append(f"expected to fail but clean now (update the expectation): {sorted(fixed)}")
+    for name, expectation in sorted(expected_failures.items()):
+        if isinstance(expectation, Fails) and name in leg.dirty:
+            got = set(leg.scenarios[name].failed_checks)
+            if got != expectation.checks:
+                problems.append(f"{name}: failing checks {sorted(got)}, expected {sorted(expectation.checks)} "
+                                f"(newly failing: {sorted(got - expectation.checks)}, "
+                                f"now passing: {sorted(expectation.checks - got)})")
     assert not problems, "\n".join([*problems, leg.table()])
 
 

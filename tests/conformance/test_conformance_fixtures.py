@@ -13,9 +13,10 @@ from typing import Any
 import harness
 import httpx
 import mcp.types as t
-import peers
 import pytest
 from mcp import Client
+
+import peers
 
 pytestmark = [pytest.mark.conformance, pytest.mark.anyio, pytest.mark.timeout(120)]
 
