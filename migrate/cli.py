@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -50,18 +51,26 @@ def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
 
 
-def _progress_printer(enabled: bool) -> object:
-    state = {"last": 0.0}
+def _progress_printer(enabled: bool) -> Callable[[int, int], None]:
+    """Progress on stderr for large trees: a live counter on a terminal, else a line per quarter."""
+    state = {"last": 0.0, "quarter": 0}
+    tty = sys.stderr.isatty()
 
     def show(done: int, total: int) -> None:
-        if not enabled or total < 50:
+        if not enabled or total < 200:
             return
-        now = time.monotonic()
-        if done == total or now - state["last"] > 0.2:
-            state["last"] = now
-            end = "\n" if done == total else ""
-            sys.stderr.write(f"\rmcp-migrate: {done}/{total} files{end}")
-            sys.stderr.flush()
+        if tty:
+            now = time.monotonic()
+            if done == total or now - state["last"] > 0.2:
+                state["last"] = now
+                end = "\n" if done == total else ""
+                sys.stderr.write(f"\rmcp-migrate: {done}/{total} files{end}")
+                sys.stderr.flush()
+            return
+        quarter = done * 4 // total
+        if quarter > state["quarter"]:
+            state["quarter"] = quarter
+            sys.stderr.write(f"mcp-migrate: {done}/{total} files\n")
 
     return show
 
@@ -85,7 +94,7 @@ def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: lis
         for path, why in found.skipped:
             engine.log(f"  skipped {path}: {why}")
         return 2
-    results = engine.run(found.files, options, jobs or config.jobs or 1, _progress_printer(True))  # type: ignore[arg-type]
+    results = engine.run(found.files, options, jobs or config.jobs or 1, _progress_printer(True))
     if baseline is not None:
         report.apply_baseline(results, report.load_baseline(baseline))
     if mode == "fix":

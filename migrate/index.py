@@ -17,6 +17,8 @@ SERVER_CLASSES = frozenset(
         "mcp.server.fastmcp.FastMCP",
         "mcp.server.fastmcp.server.FastMCP",
         "mcp.server.FastMCP",
+        "mcp.server.mcpserver.MCPServer",
+        "mcp.server.mcpserver.server.MCPServer",
     }
 )
 TRANSPORT_KWARGS = (
@@ -49,6 +51,7 @@ class ServerCtor:
     line: int
     var: str = ""
     ordinal: int = 0  # n-th construction bound to ``var`` in this file (line numbers shift between passes)
+    scope: str = ""  # enclosing function ("" at module level)
     kwargs: dict[str, str] = field(default_factory=dict)
     literal: dict[str, bool] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)  # settings.<field> = value writes
@@ -68,12 +71,14 @@ class StartSite:
     transport: str | None  # literal transport, "stdio" by default, None when dynamic
     receiver: str = ""
     ordinal: int = 0  # n-th call of ``receiver.method`` in this file
+    scope: str = ""
 
 
 @dataclass
 class ProjectIndex:
     servers: dict[str, ServerCtor] = field(default_factory=dict)
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
+    factories: dict[str, str] = field(default_factory=dict)  # function qualname -> server key it returns
 
     def sites_for(self, key: str) -> list[StartSite]:
         return self.sites.get(key, [])
@@ -165,7 +170,18 @@ class _Collector(ast.NodeVisitor):
         prefix = self.scopes[-1][0] + ".<locals>." if self.scopes else ""
         self.scopes.append((prefix + node.name, {}))
         self.generic_visit(node)
+        for stmt in ast.walk(node):
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name):
+                key = self.resolve(stmt.value)
+                if key in self.index.servers:
+                    self.index.factories[f"{self.module}.{prefix}{node.name}"] = key
         self.scopes.pop()
+        if not prefix:
+            self._bind(node.name, f"{self.module}.{node.name}")
+
+    @property
+    def scope(self) -> str:
+        return self.scopes[-1][0] if self.scopes else ""
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -178,13 +194,16 @@ class _Collector(ast.NodeVisitor):
         if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
             if self.resolve(node.value.func) in SERVER_CLASSES:
                 key = self._scope_key(target.id)
-                ctor = ServerCtor(key, self.path, node.value.lineno, target.id, self._next("ctor", target.id))
+                ctor = ServerCtor(key, self.path, node.value.lineno, target.id, self._next("ctor", target.id),
+                                  self.scope)
                 for kw in node.value.keywords:
                     if kw.arg in TRANSPORT_KWARGS:
                         ctor.kwargs[kw.arg] = ast.get_source_segment(self.code, kw.value) or ast.unparse(kw.value)
                         ctor.literal[kw.arg] = _is_literal(kw.value)
                 self.index.servers[key] = ctor
                 self._bind(target.id, key)
+            elif self.resolve(node.value.func) in self.index.factories:
+                self._bind(target.id, self.index.factories[self.resolve(node.value.func) or ""])
             return
         # <server>.settings.<field> = value
         if (
@@ -224,7 +243,7 @@ class _Collector(ast.NodeVisitor):
         receiver = ast.unparse(func.value)
         ordinal = self._next("site", receiver, func.attr)
         self.index.sites.setdefault(key, []).append(
-            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal)
+            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope)
         )
 
 

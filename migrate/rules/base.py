@@ -229,3 +229,84 @@ class Detector(RuleTransformer):
             self.report(node, self.MESSAGE, fixed=False)
             return False
         return True
+
+
+class CallDetector(RuleTransformer):
+    """A report-only rule over calls (and decorated handlers) with receiver provenance.
+
+    A call is a site when its callee resolves to one of ``CALLEES`` or it is a method call named
+    in ``METHODS`` on a receiver provably of one of ``RECEIVERS`` (a parameter annotated with such
+    a class, a name assigned from its constructor or bound by ``async with X(...) as name``, or an
+    attribute chain rooted in one). ``KEYWORDS`` restricts sites to calls passing one of them;
+    ``MISSING`` to calls lacking that keyword.
+    """
+
+    CALLEES: ClassVar[frozenset[str]] = frozenset()
+    METHODS: ClassVar[frozenset[str]] = frozenset()
+    RECEIVERS: ClassVar[frozenset[str]] = frozenset()
+    KEYWORDS: ClassVar[frozenset[str]] = frozenset()
+    MISSING: ClassVar[str | None] = None
+    MESSAGE: ClassVar[str] = ""
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.typed: set[str] = set()
+
+    def _track(self, name: cst.BaseExpression | None, value: cst.BaseExpression | None) -> None:
+        if isinstance(name, cst.Name) and isinstance(value, cst.Call) and self.resolves_to(value.func,
+                                                                                          self.RECEIVERS):
+            self.typed.add(name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._track(target.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._track(node.asname.name, node.item)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        annotation = node.annotation.annotation if node.annotation else None
+        if annotation is None:
+            return
+        base = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+        if self.resolves_to(base, self.RECEIVERS):
+            self.typed.add(node.name.value)
+
+    def receiver_typed(self, node: cst.BaseExpression) -> bool:
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.typed
+
+    def is_site(self, node: cst.Call) -> bool:
+        func = node.func
+        hit = bool(self.CALLEES) and self.resolves_to(func, self.CALLEES)
+        if not hit and isinstance(func, cst.Attribute) and func.attr.value in self.METHODS:
+            hit = self.receiver_typed(func.value)
+        if not hit:
+            return False
+        keywords = {a.keyword.value for a in node.args if a.keyword}
+        if self.KEYWORDS and not keywords & self.KEYWORDS:
+            return False
+        return not (self.MISSING and self.MISSING in keywords)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.is_site(node):
+            self.report(node, self.MESSAGE, fixed=False)
+
+
+class SubclassDetector(RuleTransformer):
+    """Report classes deriving from one of ``BASES`` that define a method in ``OVERRIDES``."""
+
+    BASES: ClassVar[frozenset[str]] = frozenset()
+    OVERRIDES: ClassVar[frozenset[str]] = frozenset()
+    MESSAGE: ClassVar[str] = ""
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if not any(self.resolves_to(base.value, self.BASES) for base in node.bases):
+            return
+        defined = {
+            stmt.name.value for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)
+        }
+        if not self.OVERRIDES or defined & self.OVERRIDES:
+            self.report(node, self.MESSAGE, fixed=False)

@@ -61,9 +61,13 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
     result = Plan(True)
     used: set[str] = set()
     for site in sites:
-        if site.path != ctor.path and not all(ctor.literal.get(k, False) for k in moved):
+        literal = all(ctor.literal.get(k, False) for k in moved)
+        if site.path != ctor.path and not literal:
             return Plan(False, f"started in another module ({site.path}) with non-literal values; move "
                                f"{', '.join(moved)} to that call by hand")
+        if not literal and ctor.scope and site.scope != ctor.scope:
+            return Plan(False, f"started outside the function that builds it ({site.scope or 'module level'}) "
+                               f"and the values are local expressions; pass {', '.join(moved)} to that call by hand")
         if site.path != ctor.path:
             result.review.append(f"moved to the start site in {site.path}")
         if site.transport is None:

@@ -159,7 +159,7 @@ class Rule(RuleTransformer):
     # ------------------------------------------------------------------ the adapter block
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         uses_adapter = self.registered or "_mcp_v1_request_context()" in updated_node.code
-        if not uses_adapter or ADAPTER_MARK in self.ctx.code:
+        if not uses_adapter or ADAPTER_MARK in self.ctx.code or "def _mcp_v1_register(" in self.ctx.code:
             return updated_node
         body = list(updated_node.body)
         position = 0
@@ -172,9 +172,12 @@ class Rule(RuleTransformer):
                 position = 1  # module docstring
             elif position or not isinstance(stmt, cst.SimpleStatementLine):
                 break
-        block = list(cst.parse_module(ADAPTER_SOURCE).body)
+        adapter = cst.parse_module(ADAPTER_SOURCE)
+        block = list(adapter.body)
         first = block[0]
-        block[0] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *first.leading_lines])
+        block[0] = first.with_changes(
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *adapter.header, *first.leading_lines]
+        )
         return updated_node.with_changes(body=[*body[:position], *block, *body[position:]])
 
 

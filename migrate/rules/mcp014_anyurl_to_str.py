@@ -33,7 +33,7 @@ def _normal_literal(node: cst.BaseExpression) -> cst.SimpleString | None:
 
 class Rule(RuleTransformer):
     META = RuleMeta(
-        "MCP014", "anyurl-to-str", Kind.REQUIRED, Safety.SAFE,
+        "MCP014", "anyurl-to-str", Kind.REQUIRED, Safety.REVIEW,
         "Resource URIs are `str`: unwrap pydantic URL objects passed to MCP types",
         "resource-uri-type-changed-from-anyurl-to-str",
     )
@@ -49,6 +49,9 @@ class Rule(RuleTransformer):
             if not (arg.keyword and arg.keyword.value == "uri" and isinstance(value, cst.Call)):
                 continue
             if not self.resolves_to(value.func, URL_TYPES) or len(value.args) != 1 or value.args[0].keyword:
+                continue
+            if not self.can_fix:
+                self.report(value, "URL object passed as `uri=` to an MCP type: pass a str", fixed=False)
                 continue
             if not self.report(value, "URL object passed as `uri=` to an MCP type -> str", fixed=True):
                 continue

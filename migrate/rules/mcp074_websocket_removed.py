@@ -1,0 +1,20 @@
+"""MCP074 websocket-removed: the WebSocket transport was removed."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import Detector
+
+
+class Rule(Detector):
+    META = RuleMeta(
+        "MCP074",
+        "websocket-removed",
+        Kind.REQUIRED,
+        Safety.REPORT,
+        "WebSocket transport removed (`mcp.client.websocket`, `mcp.server.websocket`)",
+        "websocket-transport-removed",
+    )
+    TRIGGERS = ("websocket",)
+    PREFIXES = ("mcp.client.websocket", "mcp.server.websocket")
+    MESSAGE = "the WebSocket transport was removed in v2: switch to streamable HTTP"
