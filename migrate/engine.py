@@ -188,6 +188,10 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
     except ValueError as exc:
         result.skipped = str(exc)
         return result
+    if job.kind == "notebook":
+        if "mcp" in decoded.text:
+            result.skipped = "notebook: out of scope for mcp-migrate, port its cells by hand"
+        return result
     if job.kind == "python":
         new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index, job.module)
     else:

