@@ -11,7 +11,13 @@
 """
 
 MODERN_SERVER = r'''
+import os
 import sys
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+from pydantic import Field
 from mcp.server.mcpserver import MCPServer, Context
 from mcp_types import (
     CallToolResult, Completion, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
@@ -166,6 +172,54 @@ async def endless(ctx: Context) -> CallToolResult | InputRequiredResult:
 
 
 @mcp.tool()
+async def regional(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+                   count: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Count"})]) -> str:
+    """Arguments mirrored into Mcp-Param-* headers (the server checks them on HTTP)."""
+    return f"{region}/{count}"
+
+
+@mcp.tool()
+async def gate(marker: str, ctx: Context) -> str:
+    """Report progress once, then wait until the marker file exists; record a cancellation in marker.cancelled."""
+    await ctx.report_progress(1, 2, "waiting for the gate")
+    try:
+        while not Path(marker).exists():
+            await anyio.sleep(0.05)
+    except anyio.get_cancelled_exc_class():
+        Path(marker + ".cancelled").write_text("cancelled")
+        raise
+    await ctx.report_progress(2, 2, "gate open")
+    return "gate passed"
+
+
+@mcp.tool()
+async def ask_cancel(ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Asks a question the client answers by cancelling the call."""
+    return InputRequiredResult(input_requests={"q": elicit("Cancel me?", "name")})
+
+
+@mcp.tool()
+async def ask_sample_fail(ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Asks for a sampling the client refuses."""
+    return InputRequiredResult(input_requests={"s": sample("please refuse")})
+
+
+@mcp.tool()
+async def ask_decline(ctx: Context) -> CallToolResult | InputRequiredResult:
+    """An elicitation the client declines (or fails: the bridge sends cancel)."""
+    answers = ctx.input_responses or {}
+    if "d" in answers:
+        return text(f"action={field(answers['d'], 'action')}")
+    return InputRequiredResult(input_requests={"d": elicit("Decline me", "other")})
+
+
+@mcp.tool()
+async def crash() -> str:
+    """Kill the server process mid-call."""
+    os._exit(3)
+
+
+@mcp.tool()
 async def fail() -> str:
     """Always fails."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -214,6 +268,7 @@ if __name__ == "__main__":
 
 LEGACY_CLIENT = r'''
 import json
+import os
 import sys
 from datetime import timedelta
 
@@ -225,6 +280,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
 
 WAIT = 60
+MARKER = os.environ.get("DIRECTION_B_MARKER", "")
 
 
 def dump(model):
@@ -233,10 +289,24 @@ def dump(model):
 
 class Peer:
     def __init__(self):
+        self.session = None
+        self.question_id = None
+        self.raw = []
         self.logs = []
         self.notes = []
         self.inputs = []
         self.changed = anyio.Event()
+
+    def withdrawn(self):
+        return any(m.get("method") == "notifications/cancelled" and (m.get("params") or {}).get("requestId") == self.question_id
+                   for m in self.raw)
+
+    async def tap(self, read, send):
+        async with send:
+            async for item in read:
+                if not isinstance(item, Exception):
+                    self.raw.append(item.message.root.model_dump(by_alias=True, mode="json", exclude_none=True))
+                await send.send(item)
 
     async def on_message(self, message):
         if isinstance(message, types.ServerNotification):
@@ -253,6 +323,10 @@ class Peer:
                         return n
                 await self.changed.wait()
 
+    async def cancel_call(self, request_id):
+        note = types.CancelledNotification(params=types.CancelledNotificationParams(requestId=request_id, reason="test"))
+        await self.session.send_notification(types.ClientNotification(note))
+
     async def on_log(self, params):
         self.logs.append({"level": params.level, "data": params.data})
 
@@ -261,6 +335,12 @@ class Peer:
             self.inputs.append({"kind": "url", "url": params.url, "elicitationId": params.elicitationId})
             return types.ElicitResult(action="accept")
         self.inputs.append({"kind": "form", "message": params.message})
+        if params.message == "Cancel me?":
+            # Cancel the tools/call that caused this question; the bridge must withdraw the question.
+            # (mcp 1.x handles server requests inline, so answer now and watch the raw stream for the withdrawal.)
+            self.question_id = context.request_id
+            await self.cancel_call(self.session._request_id - 1)
+            return types.ElicitResult(action="decline")
         props = (params.requestedSchema or {}).get("properties", {})
         if "name" in props:
             return types.ElicitResult(action="accept", content={"name": "Ada"})
@@ -271,6 +351,8 @@ class Peer:
     async def sample(self, context, params):
         prompt = params.messages[0].content.text
         self.inputs.append({"kind": "sampling", "prompt": prompt})
+        if prompt == "please refuse":
+            return types.ErrorData(code=-1, message="User rejected sampling request")
         answer = "Paris" if "France" in prompt else "Hi " + prompt.split()[-1]
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=answer),
                                          model="fixture-model", stopReason="endTurn")
@@ -342,6 +424,42 @@ async def scenarios(session, peer, which, out):
         out["tools_after"] = sorted(t.name for t in (await session.list_tools()).tools)
         await session.unsubscribe_resource(AnyUrl("memo://readme"))
         out["unsubscribed"] = True
+    if "extras" in which:
+        out["regional"] = await call(session, "regional", {"region": "Zürich ", "count": 7})
+        out["greeting_unicode"] = dump(await session.read_resource(AnyUrl("greeting://Zoë")))
+        out["sample_refused"] = await call(session, "ask_sample_fail")
+        out["declined"] = await call(session, "ask_decline")
+    if "cancel" in which:
+        marker = MARKER
+        async with anyio.create_task_group() as tg:
+            async def progress(p, total, message):
+                if p == 1:
+                    await peer.cancel_call(session._request_id - 1)
+
+            async def gate():
+                await call(session, "gate", {"marker": marker}, progress_callback=progress)
+                out["gate_answered"] = True
+
+            tg.start_soon(gate)
+            with anyio.fail_after(WAIT):
+                while not os.path.exists(marker + ".cancelled"):
+                    await anyio.sleep(0.05)
+            out["gate_cancelled"] = True
+
+            async def ask():
+                await call(session, "ask_cancel")
+                out["ask_cancel_answered"] = True
+
+            tg.start_soon(ask)
+            with anyio.fail_after(WAIT):
+                while peer.question_id is None or not peer.withdrawn():
+                    await anyio.sleep(0.05)
+            out["question_withdrawn"] = True
+            out["ping_after_cancel"] = dump(await session.send_ping())
+            tg.cancel_scope.cancel()
+    if "crash" in which:
+        out["crash"] = await call(session, "crash")
+        out["after_crash"] = await call(session, "add", {"a": 1, "b": 1})
     if "mrtr" in which:
         out["ask_name"] = await call(session, "ask_name")
         out["ask_many"] = await call(session, "ask_many")
@@ -367,15 +485,19 @@ async def main():
         transport = stdio_client(StdioServerParameters(command=target[1], args=target[2:]))
     else:
         transport = streamablehttp_client(target[0])
-    async with transport as streams:
-        read, write = streams[0], streams[1]
+    async with transport as streams, anyio.create_task_group() as tg:
+        raw_read, write = streams[0], streams[1]
+        tapped, read = anyio.create_memory_object_stream(100)
+        tg.start_soon(peer.tap, raw_read, tapped)
         async with ClientSession(read, write, read_timeout_seconds=timedelta(seconds=120),
                                  sampling_callback=peer.sample, elicitation_callback=peer.elicit,
                                  list_roots_callback=peer.roots, logging_callback=peer.on_log,
                                  message_handler=peer.on_message) as session:
+            peer.session = session
             init = await session.initialize()
             out["init"] = dump(init)
             await scenarios(session, peer, which, out)
+        tg.cancel_scope.cancel()
     print(json.dumps(out))
 
 

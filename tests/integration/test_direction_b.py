@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -98,10 +99,10 @@ async def modern_upstream(kind: str, server: Path, settings: Settings) -> AsyncI
         yield ModernHttpUpstream(url, settings), [url]
 
 
-async def run_client(scripts: dict[str, Path], scenarios: str, target: list[str]) -> dict[str, Any]:
+async def run_client(scripts: dict[str, Path], scenarios: str, target: list[str], marker: Path | None = None) -> dict[str, Any]:
     cmd = [peers.legacy_python(), str(scripts["client.py"]), scenarios, *target]
-    env = {"PYTHONPATH": str(ROOT)}
-    proc = await anyio.run_process(cmd, check=False, env={**__import__("os").environ, **env}, stderr=sys.stderr)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DIRECTION_B_MARKER": str(marker or "")}
+    proc = await anyio.run_process(cmd, check=False, env=env, stderr=sys.stderr)
     assert proc.returncode == 0, proc.stdout.decode()[-2000:]
     return json.loads(proc.stdout.decode().strip().splitlines()[-1])
 
@@ -200,6 +201,44 @@ async def test_mrtr(front_kind: str, upstream_kind: str, scripts: dict[str, Path
         {"method": "notifications/elicitation/complete", "params": {"elicitationId": url_input["elicitationId"]}}
     ]
     assert kinds.count("form") == 1 + 1 + 1 + 4 + 1  # ask_name, ask_many, ask_rounds, endless x4, confirm_prompt
+
+
+@pytest.mark.parametrize("front_kind,upstream_kind", COMBOS)
+async def test_headers_and_input_failures(front_kind: str, upstream_kind: str, scripts: dict[str, Path]) -> None:
+    async with bridged(front_kind, upstream_kind, scripts) as target:
+        out = await run_client(scripts, "extras", target)
+    # x-mcp-header arguments mirrored as Mcp-Param-* (non-ASCII value: base64 sentinel); the server checks them
+    assert out["regional"]["content"][0]["text"] == "Zürich /7"
+    # Mcp-Name of a non-ASCII URI travels base64-encoded
+    assert out["greeting_unicode"]["contents"][0]["text"] == "Greetings, Zoë."
+    # a sampling error from the client aborts the call with -32603 naming the input
+    assert out["sample_refused"]["error"]["code"] == -32603
+    assert "'s'" in out["sample_refused"]["error"]["message"]
+    assert out["declined"]["content"][0]["text"] == "action=decline"
+
+
+@pytest.mark.parametrize("front_kind,upstream_kind", COMBOS)
+async def test_cancellation(front_kind: str, upstream_kind: str, scripts: dict[str, Path], tmp_path: Path) -> None:
+    """notifications/cancelled from the 2025 client reaches the 2026 server (stream close / cancelled), and
+    cancelling a call waiting for input withdraws the bridge's question (notifications/cancelled to the client)."""
+    marker = tmp_path / "gate"
+    async with bridged(front_kind, upstream_kind, scripts) as target:
+        out = await run_client(scripts, "cancel", target, marker)
+    assert out["gate_cancelled"] is True
+    assert (tmp_path / "gate.cancelled").read_text() == "cancelled"
+    assert "gate_answered" not in out  # a cancelled request gets no response
+    assert out["question_withdrawn"] is True
+    assert "ask_cancel_answered" not in out
+    assert out["ping_after_cancel"] == {}
+
+
+@pytest.mark.parametrize("front_kind", ["http", "stdio"])
+async def test_stdio_upstream_crash(front_kind: str, scripts: dict[str, Path]) -> None:
+    """A dying stdio upstream fails the in-flight call with an error; the child is respawned for the next one."""
+    async with bridged(front_kind, "stdio", scripts) as target:
+        out = await run_client(scripts, "crash", target)
+    assert out["crash"]["error"]["code"] == -32603
+    assert out["after_crash"]["content"][0]["text"] == "2"
 
 
 # ---------------------------------------------------------------------------------------------
