@@ -79,13 +79,19 @@ class Leg:
     def dirty(self) -> set[str]:
         return {n for n, s in self.scenarios.items() if s.status == FAILED}
 
+    @property
+    def vacuous(self) -> set[str]:
+        """Clean scenarios in which not one check succeeded (everything was INFO / SKIPPED / not applicable)."""
+        return {n for n, s in self.scenarios.items() if s.status == CLEAN and s.passed == 0}
+
     def table(self) -> str:
         width = max((len(n) for n in self.scenarios), default=10)
         lines = [f"== conformance leg {self.label}: {len(self.clean)}/{len(self.scenarios)} scenarios clean, "
                  f"{self.counts_line}, {self.wall_seconds:.1f}s wall"]
         for name in sorted(self.scenarios):
             s = self.scenarios[name]
-            lines.append(f"  {name:<{width}}  {s.status:<6}  {s.passed} passed"
+            status = "VACUOUS" if s.status == CLEAN and s.passed == 0 else s.status
+            lines.append(f"  {name:<{width}}  {status:<7}  {s.passed} passed"
                          + (f", {len(s.warnings)} warning" if s.warnings else ""))
             for failure in s.failures:
                 lines.append(f"      FAILURE {failure[:300]}")
@@ -167,8 +173,12 @@ def fails(reason: str, *checks: str) -> Fails:
     return Fails(frozenset(checks), reason)
 
 
-def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[str, str | Fails]) -> None:
+def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[str, str | Fails],
+               vacuous: Mapping[str, str] | None = None) -> None:
     """The leg ran exactly ``expected_clean | expected_failures`` and exactly those were clean / dirty.
+
+    A clean scenario in which no check succeeded proves nothing: those must be listed, with the reason,
+    in ``vacuous`` (exactly: a listed one that starts passing checks asks for the list to shrink).
 
     ``expected_failures`` maps each scenario known to fail to the reason it fails, or to a :class:`Fails`
     that also pins the exact set of failing check ids (a new failing check in an already failing
@@ -187,6 +197,9 @@ def assert_leg(leg: Leg, expected_clean: set[str], expected_failures: Mapping[st
         problems.append(f"expected clean but failed: {sorted(regressed)}")
     if fixed := set(expected_failures) & leg.clean:
         problems.append(f"expected to fail but clean now (update the expectation): {sorted(fixed)}")
+    vacuous = vacuous or {}
+    if (got_vacuous := leg.vacuous) != set(vacuous):
+        problems.append(f"clean without a single passed check: {sorted(got_vacuous)}, expected {sorted(vacuous)}")
     for name, expectation in sorted(expected_failures.items()):
         if isinstance(expectation, Fails) and name in leg.dirty:
             got = set(leg.scenarios[name].failed_checks)
