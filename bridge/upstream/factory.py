@@ -158,7 +158,9 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
     kind = transport or target.transport
     client: httpx.AsyncClient | None = None
     if target.url:
-        client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+        # A bounded pool wait: an exhausted pool must surface as an error, never as a hang.
+        client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
+                                                         pool=settings.connect_timeout),
                                    limits=httpx.Limits(max_connections=512, max_keepalive_connections=64))
 
     def factory(ctx: CallContext) -> LegacyTransport:

@@ -173,10 +173,13 @@ class LegacySession:
         self.calls[call.upstream_id] = call
         return call
 
-    def close_call(self, call: UpstreamCall) -> None:
+    def close_call(self, call: UpstreamCall, abandon: bool = False) -> None:
+        """Forget ``call``. ``abandon`` also drops its response stream (only for calls given up on:
+        a stream that already carried its response is left to finish so its connection is reused)."""
         call.finished = True
         self.calls.pop(call.upstream_id, None)
-        self.transport.abandon(call.upstream_id)
+        if abandon:
+            self.transport.abandon(call.upstream_id)
         if self.lease is call:
             self.release_lease()
 
@@ -220,7 +223,7 @@ class LegacySession:
         for sid, method, _entry in call.pending.values():
             await self.answer_refusal(sid, method)
         call.pending.clear()
-        self.close_call(call)
+        self.close_call(call, abandon=True)
         with contextlib.suppress(UpstreamError):
             await self.transport.send(
                 jsonrpc.notification("notifications/cancelled", {"requestId": call.upstream_id, "reason": reason})

@@ -229,7 +229,7 @@ class StreamableHttpTransport(LegacyTransport):
         try:
             async with self.client.stream(
                 "POST", self.url, content=jsonrpc.dumps(msg), headers=self._headers(),
-                timeout=httpx.Timeout(self.timeout, connect=10.0),
+                timeout=httpx.Timeout(self.timeout, connect=10.0, pool=10.0),
             ) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
                     self.session_id = resp.headers["mcp-session-id"]

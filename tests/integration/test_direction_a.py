@@ -7,6 +7,7 @@ import json
 import subprocess
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 import peers
@@ -132,3 +133,18 @@ def test_pinned_legacy_era_skips_the_probe(legacy_http: str) -> None:
     with peers.running(cmd, port):
         report = run_modern_client([f"http://127.0.0.1:{port}/mcp"], ["basic"])
         assert report["scenarios"]["basic"]["steps"]["add"]["text"] == ["5"]
+
+
+@pytest.mark.legacy_peer
+def test_many_sequential_calls_keep_upstream_connections_healthy(legacy_http: str) -> None:
+    """Regression: response streams dropped mid-read used to leak pooled upstream connections until
+    the bridge hung (after ~575 calls). 1500 calls must all be answered."""
+    cmd, port = http_bridge(["--upstream", legacy_http], "--upstream-era", "2025-11-25")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+    with peers.running(cmd, port), httpx.Client(timeout=20) as client:
+        for i in range(1500):
+            params = {"name": "add", "arguments": {"a": i, "b": 1}, "_meta": meta}
+            body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
+            resp = client.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers)
+            assert resp.json()["result"]["content"][0]["text"] == str(i + 1)
