@@ -90,7 +90,7 @@ def trace_id(trace: dict[str, str]) -> str | None:
     return parts[1] if len(parts) == 4 else None
 
 
-@dataclass
+@dataclass(eq=False)
 class Slot:
     """One delegate generation."""
 

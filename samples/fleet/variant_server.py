@@ -1,8 +1,12 @@
-"""A deliberately unfaithful copy of the legacy "everything" sample (mcp 1.29), for `mcp-bridge verify`.
+"""Variants of the legacy "everything" sample (mcp 1.29) for fleet tests: deliberately unfaithful
+copies (for `mcp-bridge verify`) and a copy with a gate tool that holds calls in flight.
 
 Usage (run it with the mcp 1.x interpreter)::
 
-    drift_server.py --drift KIND [KIND...] [stdio | http --port N]
+    variant_server.py [--drift KIND [KIND...]] [--gate] [stdio | http --port N]
+
+``--gate`` adds ``wait_for_file(path)``: it polls for ``path`` and answers ``released <path>`` once it
+exists, so a test can keep calls in flight for as long as it needs (no sleeps, no timing).
 
 Drift kinds (each changes exactly one thing against ``samples/legacy/everything_server.py``):
 
@@ -21,14 +25,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "legacy"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import anyio  # noqa: E402
 import everything_server  # noqa: E402  (the legacy sample, imported as a module)
 import surface  # noqa: E402
 
 KINDS = ("description", "schema", "result", "missing")
 
 
-def build(drifts: list[str]):  # type: ignore[no-untyped-def]
+def build(drifts: list[str], gate: bool = False):  # type: ignore[no-untyped-def]
     mcp = everything_server.build_server()
+    if gate:
+        @mcp.tool(description="Block until the file at path exists.", structured_output=False)
+        async def wait_for_file(path: str) -> str:
+            while not await anyio.Path(path).exists():  # noqa: ASYNC110 - another process creates the file
+                await anyio.sleep(0.02)
+            return f"released {path}"
+
     if "description" in drifts:
         mcp._tool_manager.get_tool("echo").description = "Echo the text back, verbatim."
     if "schema" in drifts or "result" in drifts:
@@ -51,9 +63,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--drift", nargs="+", choices=KINDS, default=[])
+    parser.add_argument("--gate", action="store_true")
     args = parser.parse_args(argv)
     surface.stderr_logging()
-    mcp = build(args.drift)
+    mcp = build(args.drift, args.gate)
     if args.transport == "http":
         mcp.settings.port = args.port
     mcp.run({"stdio": "stdio", "http": "streamable-http"}[args.transport])  # type: ignore[arg-type]

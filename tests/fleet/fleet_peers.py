@@ -21,7 +21,7 @@ import peers
 
 LEGACY_SERVER = peers.SAMPLES / "legacy" / "everything_server.py"
 MODERN_SERVER = peers.SAMPLES / "modern" / "everything_server.py"
-DRIFT_SERVER = peers.SAMPLES / "fleet" / "drift_server.py"
+VARIANT_SERVER = peers.SAMPLES / "fleet" / "variant_server.py"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 
@@ -49,7 +49,11 @@ def modern_cmd(*args: str) -> list[str]:
 
 
 def drift_cmd(*kinds: str) -> list[str]:
-    return [peers.legacy_python(), str(DRIFT_SERVER), "--drift", *kinds]
+    return [peers.legacy_python(), str(VARIANT_SERVER), "--drift", *kinds]
+
+
+def gate_cmd() -> list[str]:
+    return [peers.legacy_python(), str(VARIANT_SERVER), "--gate", "stdio"]
 
 
 @contextlib.contextmanager
@@ -197,13 +201,21 @@ async def rpc(client: httpx.AsyncClient, url: str, method: str, params: dict[str
     return resp.json()
 
 
+async def tool(client: httpx.AsyncClient, url: str, name: str, arguments: dict[str, Any]) -> tuple[str, str | None]:
+    """Call a tool; (first text content, the answering server's name). Raises on any failure."""
+    frame = await rpc(client, url, "tools/call", {"name": name, "arguments": arguments})
+    if "error" in frame:
+        raise AssertionError(f"{name} via {url}: {frame['error']}")
+    result = frame["result"]
+    if result.get("isError"):
+        raise AssertionError(f"{name} via {url}: isError {result}")
+    info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
+    return result["content"][0]["text"], info.get("name")
+
+
 async def echo(client: httpx.AsyncClient, url: str, text: str) -> str:
     """Call the sample ``echo`` tool; returns the echoed text (raises on any failure)."""
-    frame = await rpc(client, url, "tools/call", {"name": "echo", "arguments": {"text": text}})
-    if "error" in frame:
-        raise AssertionError(f"echo via {url}: {frame['error']}")
-    content = frame["result"]["content"]
-    return content[0]["text"]
+    return (await tool(client, url, "echo", {"text": text}))[0]
 
 
 def metric(text: str, name: str, **labels: str) -> float:
