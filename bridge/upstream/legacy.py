@@ -375,6 +375,15 @@ class LegacyUpstream(Upstream):
             return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {exc}")
 
     async def _call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        response = await self._call_once(request, ctx, emit)
+        if _session_expired(response):
+            # 2025 HTTP: 404 means the server forgot the session and did not process the request.
+            # Re-initialize (the session is marked lost) and send it once more.
+            log.info("upstream %s: session expired; re-initializing and retrying %s", self.name, request["method"])
+            response = await self._call_once(request, ctx, emit)
+        return response
+
+    async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         method = request["method"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
         caps = tx.client_capabilities(request)
@@ -675,3 +684,9 @@ class LegacyUpstream(Upstream):
         for listener in self.listeners:
             if listener.principal == session.principal:
                 listener.queue.put_nowait(note)
+
+
+def _session_expired(response: Message) -> bool:
+    err = response.get("error")
+    data = err.get("data") if isinstance(err, dict) else None
+    return isinstance(data, dict) and data.get("sessionExpired") is True

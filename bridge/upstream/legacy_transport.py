@@ -236,8 +236,10 @@ class StreamableHttpTransport(LegacyTransport):
                 ctype = resp.headers.get("content-type", "")
                 if resp.status_code == 404 and (self.session_id and msg.get("method") != "initialize"):
                     await resp.aread()
+                    # Answer this request first (it was not processed, so it may be retried), then
+                    # report the session lost (which fails the session's other calls).
+                    await self._deliver(_error_for(rid, "Upstream session expired", {"httpStatus": 404, "sessionExpired": True}), rid)
                     await self._lost("upstream session expired (HTTP 404)")
-                    await self._deliver(_error_for(rid, "Upstream session expired", {"httpStatus": 404}), rid)
                     return
                 if resp.status_code >= 400:
                     body = (await resp.aread())[:2000]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -148,3 +149,102 @@ def test_many_sequential_calls_keep_upstream_connections_healthy(legacy_http: st
             body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
             resp = client.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers)
             assert resp.json()["result"]["content"][0]["text"] == str(i + 1)
+
+
+@pytest.mark.legacy_peer
+def test_upstream_restart_is_a_404_then_a_transparent_reinitialize() -> None:
+    """2025 Streamable HTTP: a restarted server answers the old session id with 404; the bridge
+    re-initializes and retries, so the 2026 client never notices."""
+    up = peers.free_port()
+    upstream_url = f"http://127.0.0.1:{up}/mcp"
+    cmd, port = http_bridge(["--upstream", upstream_url], "--upstream-era", "2025-11-25")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+
+    def add(client: httpx.Client, a: int) -> dict:
+        body = {"jsonrpc": "2.0", "id": a, "method": "tools/call", "params": {"name": "add", "arguments": {"a": a, "b": 1}, "_meta": meta}}
+        return client.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers).json()
+
+    with httpx.Client(timeout=30) as client:
+        with peers.running(legacy_server_cmd("http", "--port", str(up)), up), peers.running(cmd, port) as bridge:
+            assert add(client, 1)["result"]["content"][0]["text"] == "2"
+        # (the bridge was stopped with the first server; start both again, the bridge first this time)
+        with peers.running(cmd, port):
+            with peers.running(legacy_server_cmd("http", "--port", str(up)), up):
+                assert add(client, 2)["result"]["content"][0]["text"] == "3"
+            with peers.running(legacy_server_cmd("http", "--port", str(up)), up):
+                # Same bridge, new server process: the old Mcp-Session-Id is now unknown (404).
+                assert add(client, 3)["result"]["content"][0]["text"] == "4"
+        assert bridge.returncode is not None
+
+
+CANCEL_RECORDER = '''
+import sys
+from pathlib import Path
+import anyio
+from mcp.server.fastmcp import Context, FastMCP
+
+OUT = Path(sys.argv[1])
+mcp = FastMCP("cancel-recorder", log_level="WARNING")
+
+
+@mcp.tool()
+async def wait_forever(ctx: Context) -> str:
+    try:
+        for i in range(10_000):
+            await ctx.report_progress(i + 1, None, "waiting")
+            await anyio.sleep(0.05)
+    except anyio.get_cancelled_exc_class():
+        OUT.write_text("cancelled")
+        raise
+    return "never"
+
+
+mcp.run()
+'''
+
+
+@pytest.mark.legacy_peer
+@pytest.mark.parametrize("front", ["http", "stdio"])
+def test_client_cancel_reaches_the_legacy_server(front: str, tmp_path: Path) -> None:
+    """2026: closing the response stream (HTTP) or notifications/cancelled (stdio) is the cancel; the
+    legacy server must receive notifications/cancelled for its request."""
+    import time
+
+    server = tmp_path / "recorder.py"
+    server.write_text(CANCEL_RECORDER)
+    outcome = tmp_path / "outcome.txt"
+    upstream = ["--", peers.legacy_python(), str(server), str(outcome)]
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "progressToken": "w"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait_forever", "arguments": {}, "_meta": meta}}
+    if front == "http":
+        cmd, port = http_bridge(upstream)
+        headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "wait_forever"}
+        with peers.running(cmd, port), httpx.Client(timeout=30) as client:
+            with client.stream("POST", f"http://127.0.0.1:{port}/mcp", json=body, headers=headers) as resp:
+                for line in resp.iter_lines():
+                    if line.startswith("data:"):
+                        break  # first progress event seen: the call is running; now hang up
+            deadline = time.monotonic() + 30
+            while not outcome.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+    else:
+        bridge = subprocess.Popen([*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "warning", *upstream],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert bridge.stdin and bridge.stdout
+        try:
+            bridge.stdin.write(json.dumps(body).encode() + b"\n")
+            bridge.stdin.flush()
+            first = json.loads(bridge.stdout.readline())
+            assert first["method"] == "notifications/progress"
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+            bridge.stdin.write(json.dumps(cancel).encode() + b"\n")
+            bridge.stdin.flush()
+            deadline = time.monotonic() + 30
+            while not outcome.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        finally:
+            bridge.terminate()
+            bridge.wait(10)
+    assert outcome.read_text() == "cancelled"
