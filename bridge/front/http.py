@@ -89,6 +89,9 @@ class HttpFront:
         self.upstream = upstream
         self.legacy = legacy
         self.on_request = on_request
+        self.param_schemas: dict[str, dict[str, Any]] = {}
+        """Input schemas (by tool name) that annotate arguments with ``x-mcp-header``, learned from the
+        ``tools/list`` results this front relays: ``Mcp-Param-*`` headers are checked against them."""
 
     # --- entry ----------------------------------------------------------------------------------------
 
@@ -145,6 +148,9 @@ class HttpFront:
         try:
             modern_front.validate_request(msg)
             modern_front.validate_headers(msg, request.headers)
+            if msg["method"] == "tools/call" and self.param_schemas:
+                schema = self.param_schemas.get(msg["params"].get("name"))
+                modern_front.check_param_headers(msg, request.headers, schema)
         except FrameError as exc:
             return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
         return await self.dispatch(request, msg, call_context(request))
@@ -164,6 +170,8 @@ class HttpFront:
             except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
                 log.exception("upstream call failed")
                 response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+            if msg["method"] == "tools/list":
+                self._learn_param_schemas(response)
             queue.put_nowait(("done", response))
 
         task = asyncio.create_task(run())
@@ -196,6 +204,17 @@ class HttpFront:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+
+    def _learn_param_schemas(self, response: Message) -> None:
+        tools = (response.get("result") or {}).get("tools") if isinstance(response.get("result"), dict) else None
+        for tool in tools if isinstance(tools, list) else []:
+            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+                continue
+            schema = tool.get("inputSchema")
+            if modern_front.has_param_headers(schema):
+                self.param_schemas[tool["name"]] = schema
+            else:
+                self.param_schemas.pop(tool["name"], None)
 
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()

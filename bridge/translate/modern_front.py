@@ -153,6 +153,10 @@ def check_param_headers(msg: Message, headers: Mapping[str, str], input_schema: 
             raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} does not match argument {prop!r}", id=rid)
 
 
+def has_param_headers(schema: Any) -> bool:
+    return isinstance(schema, dict) and bool(_x_mcp_headers(schema))
+
+
 def _x_mcp_headers(schema: dict[str, Any]) -> list[tuple[str, str]]:
     props = schema.get("properties")
     if not isinstance(props, dict):

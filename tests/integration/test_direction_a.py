@@ -248,3 +248,49 @@ def test_client_cancel_reaches_the_legacy_server(front: str, tmp_path: Path) -> 
             bridge.terminate()
             bridge.wait(10)
     assert outcome.read_text() == "cancelled"
+
+
+PARAM_SERVER = '''
+import sys
+from typing import Annotated
+from pydantic import Field
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("param-headers")
+
+
+@mcp.tool()
+def region_echo(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], text: str) -> str:
+    """Echo with a routing argument mirrored into an Mcp-Param-Region header."""
+    return f"{region}:{text}"
+
+
+mcp.run("stdio")
+'''
+
+
+def test_modern_upstream_passthrough_and_param_header_checks(tmp_path: Path) -> None:
+    """Same era on both sides (2026 client, mcp 2.3.0 server) passes through; the front checks
+    Mcp-Param-* headers against the x-mcp-header annotations it saw in tools/list."""
+    server = tmp_path / "param_server.py"
+    server.write_text(PARAM_SERVER)
+    cmd, port = http_bridge(["--", peers.MODERN_PYTHON, str(server)], "--upstream-era", "2026-07-28")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    url = f"http://127.0.0.1:{port}/mcp"
+    base = {"MCP-Protocol-Version": "2026-07-28"}
+    with peers.running(cmd, port), httpx.Client(timeout=30) as client:
+        listed = client.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
+                             headers={**base, "Mcp-Method": "tools/list"}).json()
+        (tool,) = listed["result"]["tools"]
+        assert tool["inputSchema"]["properties"]["region"]["x-mcp-header"] == "Region"
+
+        def call(extra: dict[str, str]) -> httpx.Response:
+            body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "region_echo", "arguments": {"region": "eu-west", "text": "hi"}, "_meta": meta}}
+            return client.post(url, json=body, headers={**base, "Mcp-Method": "tools/call", "Mcp-Name": "region_echo", **extra})
+
+        ok = call({"Mcp-Param-Region": "eu-west"})
+        assert ok.status_code == 200 and ok.json()["result"]["content"][0]["text"] == "eu-west:hi"
+        for bad in ({}, {"Mcp-Param-Region": "us-east"}):
+            resp = call(bad)
+            assert resp.status_code == 400 and resp.json()["error"]["code"] == -32020
