@@ -3,6 +3,7 @@ subprocess, and a small raw 2026-07-28 HTTP client for load (many concurrent cal
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import itertools
@@ -150,6 +151,25 @@ def wait_for(predicate: Any, what: str, timeout: float = 120.0, interval: float 
                 return last
         time.sleep(interval)
     raise AssertionError(f"gave up waiting for {what} (last value: {last!r})")
+
+
+async def until(predicate: Any, what: str, bound: float = 300.0) -> Any:
+    """Await ``predicate()`` until truthy (failed HTTP or assertions count as not yet); the bound only
+    stops a hang, nothing is timed."""
+    async def loop() -> Any:
+        while True:
+            try:
+                value = await predicate()
+            except (AssertionError, httpx.HTTPError):
+                value = None
+            if value:
+                return value
+            await asyncio.sleep(0.05)
+
+    try:
+        return await asyncio.wait_for(loop(), bound)
+    except TimeoutError:
+        raise AssertionError(f"gave up waiting for {what}") from None
 
 
 def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:

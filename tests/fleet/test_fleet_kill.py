@@ -29,22 +29,6 @@ def urls() -> Iterator[dict[str, str]]:
         yield urls
 
 
-async def until(predicate: Any, what: str, bound: float = 300.0) -> Any:
-    async def loop() -> Any:
-        while True:
-            try:
-                value = await predicate()
-            except (AssertionError, httpx.HTTPError):
-                value = None
-            if value:
-                return value
-            await asyncio.sleep(0.05)
-
-    try:
-        return await asyncio.wait_for(loop(), bound)
-    except TimeoutError:
-        raise AssertionError(f"gave up waiting for {what}") from None
-
 
 async def kill_repeatedly(bridge: fp.FleetBridge, victim: str) -> dict[str, Any]:
     others = [n for n in fp.EXPECTED_ERA if n != victim]
@@ -78,7 +62,7 @@ async def kill_repeatedly(bridge: fp.FleetBridge, victim: str) -> dict[str, Any]
         async def killer() -> None:
             try:
                 for k in range(KILLS):
-                    await until(victim_serves, f"{victim} to serve before kill {k + 1}")
+                    await fp.until(victim_serves, f"{victim} to serve before kill {k + 1}")
                     pids = (await victim_status())["pids"]
                     assert pids, await victim_status()
                     for pid in pids:
@@ -89,8 +73,8 @@ async def kill_repeatedly(bridge: fp.FleetBridge, victim: str) -> dict[str, Any]
                         st = await victim_status()
                         return st["restarts"] >= k + 1 and bool(st["pids"]) and not set(st["pids"]) & set(pids)
 
-                    await until(respawned, f"{victim} to be respawned after kill {k + 1}")
-                await until(victim_serves, f"{victim} to serve after the last kill")
+                    await fp.until(respawned, f"{victim} to be respawned after kill {k + 1}")
+                await fp.until(victim_serves, f"{victim} to serve after the last kill")
             finally:
                 stop.set()
 

@@ -44,20 +44,6 @@ async def health(client: httpx.AsyncClient, bridge: fp.FleetBridge) -> dict[str,
     return (await client.get(f"{bridge.base}/healthz")).json()["servers"]
 
 
-async def until(predicate: Any, what: str, bound: float = 300.0) -> Any:
-    """Await a condition (the bound only stops a hang; nothing is timed)."""
-    async def loop() -> Any:
-        while True:
-            value = await predicate()
-            if value:
-                return value
-            await asyncio.sleep(0.05)
-
-    try:
-        return await asyncio.wait_for(loop(), bound)
-    except TimeoutError:
-        raise AssertionError(f"gave up waiting for {what}") from None
-
 
 async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Path) -> dict[str, Any]:
     names = list(fleet(urls, OLD_SWAP))
@@ -72,7 +58,7 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
         async def gated_in_flight() -> bool:
             return (await health(client, bridge))["swap"]["inflight"] >= GATED_CALLS
 
-        await until(gated_in_flight, "the gated calls to be in flight on the old upstream")
+        await fp.until(gated_in_flight, "the gated calls to be in flight on the old upstream")
 
         stats: dict[str, Counter[str]] = defaultdict(Counter)
         errors: list[str] = []
@@ -131,7 +117,7 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
         async def drained() -> bool:
             return (await health(client, bridge))["swap"]["draining"] == []
 
-        await until(drained, "the old upstream to close once its calls finished")
+        await fp.until(drained, "the old upstream to close once its calls finished")
         after = (await health(client, bridge))["swap"]
         return {"stats": stats, "errors": errors, "served_by": served_by, "reload": reload_answer,
                 "during": during, "after": after, "gated": gated_results}
