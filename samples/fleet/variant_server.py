@@ -5,8 +5,10 @@ Usage (run it with the mcp 1.x interpreter)::
 
     variant_server.py [--drift KIND [KIND...]] [--gate] [stdio | http --port N]
 
-``--gate`` adds ``wait_for_file(path)``: it polls for ``path`` and answers ``released <path>`` once it
-exists, so a test can keep calls in flight for as long as it needs (no sleeps, no timing).
+``--gate`` adds two test tools: ``wait_for_file(path)`` polls for ``path`` and answers
+``released <path>`` once it exists, so a test can keep calls in flight for as long as it needs (no
+sleeps, no timing); ``show_trace()`` answers the W3C trace context keys (``traceparent``,
+``tracestate``, ``baggage``) found in the request's ``_meta``, as JSON.
 
 Drift kinds (each changes exactly one thing against ``samples/legacy/everything_server.py``):
 
@@ -19,6 +21,7 @@ Drift kinds (each changes exactly one thing against ``samples/legacy/everything_
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -28,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import anyio  # noqa: E402
 import everything_server  # noqa: E402  (the legacy sample, imported as a module)
 import surface  # noqa: E402
+from mcp.server.fastmcp import Context  # noqa: E402
 
 KINDS = ("description", "schema", "result", "missing")
 
@@ -40,6 +44,12 @@ def build(drifts: list[str], gate: bool = False):  # type: ignore[no-untyped-def
             while not await anyio.Path(path).exists():  # noqa: ASYNC110 - another process creates the file
                 await anyio.sleep(0.02)
             return f"released {path}"
+
+        @mcp.tool(description="The trace context keys of this request's _meta, as JSON.", structured_output=False)
+        async def show_trace(ctx: Context) -> str:
+            meta = ctx.request_context.meta
+            extra = (meta.model_extra or {}) if meta is not None else {}
+            return json.dumps({k: extra[k] for k in ("traceparent", "tracestate", "baggage") if k in extra}, sort_keys=True)
 
     if "description" in drifts:
         mcp._tool_manager.get_tool("echo").description = "Echo the text back, verbatim."

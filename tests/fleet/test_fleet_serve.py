@@ -17,7 +17,8 @@ pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream]
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[fp.FleetBridge]:
     tmp = tmp_path_factory.mktemp("fleet")
     with fp.http_samples() as urls:
-        servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")}}
+        servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")},
+                   "traced": {"command": fp.peers.legacy_python(), "args": fp.gate_cmd()[1:]}}
         with fp.fleet_bridge(tmp, servers) as bridge:
             yield bridge
 
@@ -91,3 +92,22 @@ def test_metrics_count_2025_clients(fleet: fp.FleetBridge) -> None:
     assert fp.metric(text, "mcp_bridge_requests_total", server="modern-http", client_era=fp.LEGACY,
                      upstream_era=fp.MODERN, method="tools/call", outcome="ok") >= 3
 
+
+
+def test_trace_context_crosses_the_translation(fleet: fp.FleetBridge) -> None:
+    """W3C trace context from a 2026 client's HTTP headers reaches a legacy server in the request _meta."""
+    import json
+
+    import anyio
+
+    trace = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+             "tracestate": "vendor=opaque", "baggage": "tenant=acme"}
+
+    async def main() -> dict:
+        async with httpx.AsyncClient(timeout=60) as client:
+            frame = await fp.rpc(client, fleet.url("traced"), "tools/call", {"name": "show_trace", "arguments": {}}, headers=trace)
+            untraced = await fp.rpc(client, fleet.url("traced"), "tools/call", {"name": "show_trace", "arguments": {}})
+            assert json.loads(untraced["result"]["content"][0]["text"]) == {}
+            return json.loads(frame["result"]["content"][0]["text"])
+
+    assert anyio.run(main) == trace
