@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper
 from migrate.index import ProjectIndex, index_file, module_name
 from migrate.model import FileResult, Finding
 from migrate.rules import all_rules
-from migrate.rules.base import FileContext, RuleTransformer, ignore_table
+from migrate.rules.base import Combined, FileContext, RuleTransformer, ignore_table
 from migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
@@ -102,24 +102,30 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
         rule, reason = guard
         findings.append(Finding(rule, rule, path, 1, 1, reason, "skipped", "report-only"))
         return code, findings, None
+    if "mcp" not in code and "MCP" not in code and path not in index.site_paths:
+        # nothing that could name the SDK: no libcst parse, only the (fast) syntax check
+        try:
+            ast.parse(code)
+        except (SyntaxError, ValueError) as exc:
+            return code, findings, f"does not parse: {exc}"
+        return code, findings, None
     try:
         tree = cst.parse_module(code)
     except cst.ParserSyntaxError as exc:
         return code, findings, f"does not parse: {str(exc).splitlines()[0]} (line {exc.raw_line})"
     selected = set(options.rules)
     modname = module or Path(path).stem
-    current = code
-    for rule in all_rules():
-        if rule.META.id not in selected or not issubclass(rule, RuleTransformer) or not rule.wants(current):
-            continue
-        ctx = FileContext(path, modname, current, index, options.safe_only, [], ignore_table(current))
-        try:
-            wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-            tree = wrapper.visit(rule(ctx))
-        except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
-            return code, findings, f"transform failed in {rule.META.id}: {type(exc).__name__}: {exc}"
-        findings.extend(ctx.findings)
-        current = tree.code
+    wanted = [r for r in all_rules() if r.META.id in selected and issubclass(r, RuleTransformer) and r.wants(code)]
+    if not wanted:
+        return code, findings, None
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code), wrapper)
+    rules = [rule(ctx) for rule in wanted]
+    try:
+        new_tree = wrapper.module.visit(Combined(rules))
+    except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
+        return code, findings, f"transform failed: {type(exc).__name__}: {exc}"
+    current = new_tree.code
     if current != code:
         try:
             compile(current, path, "exec", dont_inherit=True)

@@ -80,6 +80,10 @@ class ProjectIndex:
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
     factories: dict[str, str] = field(default_factory=dict)  # function qualname -> server key it returns
 
+    @property
+    def site_paths(self) -> set[str]:
+        return {site.path for sites in self.sites.values() for site in sites}
+
     def sites_for(self, key: str) -> list[StartSite]:
         return self.sites.get(key, [])
 

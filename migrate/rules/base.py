@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
+from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
-    ParentNodeProvider,
+    BaseMetadataProvider,
+    MetadataWrapper,
     PositionProvider,
     QualifiedName,
     QualifiedNameProvider,
@@ -52,6 +54,22 @@ class FileContext:
     safe_only: bool = False
     findings: list[Finding] = field(default_factory=list)
     ignores: dict[int, set[str]] = field(default_factory=dict)
+    wrapper: MetadataWrapper | None = None
+    _resolved: dict[type, Any] = field(default_factory=dict)
+
+    def metadata(self, provider: type[BaseMetadataProvider[Any]]) -> Any:
+        """Node -> value mapping of ``provider``, resolved on first use and shared by all rules.
+
+        Scope analysis is the dominant cost of a pass, so a file on which no rule ever asks for a
+        qualified name never pays for it."""
+        if provider not in self._resolved:
+            assert self.wrapper is not None
+            self._resolved[provider] = self.wrapper.resolve(provider)
+        return self._resolved[provider]
+
+    def lookup(self, provider: type[BaseMetadataProvider[Any]], node: cst.CSTNode, default: Any = None) -> Any:
+        value = self.metadata(provider).get(node, default)
+        return value() if isinstance(value, LazyValue) else value
 
 
 def dotted(node: cst.BaseExpression | None) -> str | None:
@@ -84,12 +102,12 @@ class RuleTransformer(cst.CSTTransformer):
 
     META: ClassVar[RuleMeta]
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider)
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
         self._stmt_stack: list[cst.CSTNode] = []
+        self._nodes: list[cst.CSTNode] = []
         self._pending: dict[int, list[str]] = {}
 
     # ---------------------------------------------------------------- applicability
@@ -105,17 +123,24 @@ class RuleTransformer(cst.CSTTransformer):
     # ---------------------------------------------------------------- name resolution
     def qnames(self, node: cst.CSTNode) -> set[str]:
         """Imported qualified names of ``node`` (locals and builtins excluded)."""
-        found: Iterable[QualifiedName] = self.get_metadata(QualifiedNameProvider, node, set())
+        found: Iterable[QualifiedName] = self.ctx.lookup(QualifiedNameProvider, node, ())
         return {q.name for q in found if q.source is QualifiedNameSource.IMPORT}
+
+    def bound(self, node: cst.CSTNode) -> bool:
+        """True when ``node`` resolves to anything at all (a local, an import or a builtin)."""
+        return bool(self.ctx.lookup(QualifiedNameProvider, node))
+
+    def parent(self) -> cst.CSTNode | None:
+        """Parent (original tree) of the node being visited or left."""
+        return self._nodes[-2] if len(self._nodes) > 1 else None
 
     def resolves_to(self, node: cst.CSTNode, names: Iterable[str]) -> bool:
         wanted = set(names)
         return bool(self.qnames(node) & wanted)
 
     def line_of(self, node: cst.CSTNode) -> tuple[int, int]:
-        try:
-            pos = self.get_metadata(PositionProvider, node)
-        except KeyError:
+        pos = self.ctx.lookup(PositionProvider, node)
+        if pos is None:
             return (0, 0)
         return (pos.start.line, pos.start.column + 1)
 
@@ -126,11 +151,9 @@ class RuleTransformer(cst.CSTTransformer):
         keys = {self.META.id, self.META.slug}
         lines: set[int] = set()
         for target in (node, *(self._stmt_stack[-1:])):
-            try:
-                pos = self.get_metadata(PositionProvider, target)
-            except KeyError:
-                continue
-            lines.update(range(pos.start.line - 1, pos.end.line + 1))
+            pos = self.ctx.lookup(PositionProvider, target)
+            if pos is not None:
+                lines.update(range(pos.start.line - 1, pos.end.line + 1))
         return any(keys & self.ctx.ignores.get(line, set()) for line in lines)
 
     def report(self, node: cst.CSTNode, message: str, *, fixed: bool, review: bool = False) -> bool:
@@ -161,12 +184,18 @@ class RuleTransformer(cst.CSTTransformer):
 
     # ---------------------------------------------------------------- marker plumbing
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self._nodes.append(node)
         if isinstance(node, STATEMENT_TYPES):
             self._stmt_stack.append(node)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
-        result = super().on_leave(original_node, updated_node)
+        return self.finish(original_node, super().on_leave(original_node, updated_node))
+
+    def finish(self, original_node: cst.CSTNode, result: Any) -> Any:
+        """Bookkeeping after ``original_node`` was left (by this rule or, in a combined pass, by an
+        earlier rule that changed the node's type): pop the stacks and attach pending markers."""
+        self._nodes.pop()
         if isinstance(original_node, STATEMENT_TYPES):
             self._stmt_stack.pop()
             notes = self._pending.pop(id(original_node), None)
@@ -188,6 +217,44 @@ class RuleTransformer(cst.CSTTransformer):
             return result
         lines = [*result.leading_lines, *(cst.EmptyLine(comment=cst.Comment(note)) for note in fresh)]
         return result.with_changes(leading_lines=lines)
+
+
+class Combined(cst.CSTTransformer):
+    """Runs several rules in one traversal: one parse and one metadata resolution per file.
+
+    Each node is offered to the rules in ID order; a rule's ``leave_*`` sees the node as updated
+    by the rules before it, as long as they kept its type (otherwise it only does bookkeeping).
+    A rule whose ``visit_*`` returned False does not see that subtree.
+    """
+
+    def __init__(self, rules: list[RuleTransformer]) -> None:
+        super().__init__()
+        self.rules = rules
+        self.skipping: list[cst.CSTNode | None] = [None] * len(rules)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        active = False
+        for i, rule in enumerate(self.rules):
+            if self.skipping[i] is not None:
+                continue
+            if rule.on_visit(node):
+                active = True
+            else:
+                self.skipping[i] = node
+        return active
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        result: Any = updated_node
+        for i, rule in enumerate(self.rules):
+            skipped = self.skipping[i]
+            if skipped is not None and skipped is not original_node:
+                continue
+            self.skipping[i] = None
+            if type(result) is type(original_node):
+                result = rule.on_leave(original_node, result)
+            else:
+                result = rule.finish(original_node, result)
+        return result
 
 
 class Detector(RuleTransformer):

@@ -116,16 +116,10 @@ class Rule(RuleTransformer):
         if updated_node.value != "FastMCP":
             return updated_node
         names = self.qnames(original_node)
-        if names & OLD_CLASS or (self._star and not self.get_metadata_safe(original_node)):
+        if names & OLD_CLASS or (self._star and not self.bound(original_node)):
             if self.report(original_node, "`FastMCP` -> `MCPServer`", fixed=True):
                 return updated_node.with_changes(value="MCPServer")
         return updated_node
-
-    def get_metadata_safe(self, node: cst.CSTNode) -> bool:
-        """True when ``node`` resolves to anything at all (a local or an import)."""
-        from libcst.metadata import QualifiedNameProvider
-
-        return bool(self.get_metadata(QualifiedNameProvider, node, set()))
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         names = [n for n in self.qnames(original_node) if n.startswith(V1_PKG) or n in OLD_CLASS]
@@ -134,7 +128,7 @@ class Rule(RuleTransformer):
         text = dotted(original_node)
         name = names[0]
         if text == name:
-            if isinstance(self.get_metadata_parent(original_node), cst.Attribute):
+            if isinstance(self.parent(), cst.Attribute):
                 return updated_node  # the outermost chain rewrites the whole spelling
             if self.report(original_node, f"`{name}` -> `{new_qualname(name)}`", fixed=True):
                 return build_dotted(new_qualname(name))
@@ -142,11 +136,6 @@ class Rule(RuleTransformer):
         if updated_node.attr.value == "FastMCP" and self.report(original_node, "`FastMCP` -> `MCPServer`", fixed=True):
             return updated_node.with_changes(attr=cst.Name("MCPServer"))
         return updated_node
-
-    def get_metadata_parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        from libcst.metadata import ParentNodeProvider
-
-        return self.get_metadata(ParentNodeProvider, node, None)
 
     # ------------------------------------------------------------------ dotted strings
     def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:

@@ -115,9 +115,7 @@ class Rule(RuleTransformer):
         present = [a.keyword.value for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
         if not present:
             return updated
-        from libcst.metadata import ParentNodeProvider
-
-        parent = self.get_metadata(ParentNodeProvider, original, None)
+        parent = self.parent()
         var = None
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
                                                                                        cst.Name):
