@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -161,6 +162,7 @@ class ManagedUpstream(Upstream):
                          extra={"event": "era_detected", "server": self.name, "era": era, "transport": result.transport})
             if era == eras.MODERN:
                 up = modern_upstream(slot.target, slot.settings)
+                _restrict_env(up, slot.target)
             else:
                 up = legacy_upstream(slot.target, slot.settings, transport)
             try:
@@ -349,6 +351,14 @@ class ManagedUpstream(Upstream):
         pids = [t.get("pid") for t in status.get("transports", []) if isinstance(t, dict)]
         pids.append(status.get("pid"))
         return [p for p in pids if isinstance(p, int)]
+
+
+def _restrict_env(up: Upstream, target: Target) -> None:
+    """The factory's modern stdio upstream inherits the bridge's whole environment; honour
+    ``env_passthrough`` (``inherit_env=False``) the way the legacy stdio transport does."""
+    process = getattr(up, "process", None)
+    if target.command and not target.inherit_env and process is not None and hasattr(process, "env"):
+        process.env = {"PATH": os.environ.get("PATH", "")} | dict(target.env)
 
 
 def _inner_status(up: Upstream) -> dict[str, Any]:

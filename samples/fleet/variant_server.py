@@ -7,7 +7,8 @@ Usage (run it with the mcp 1.x interpreter)::
 
 ``--gate`` adds two test tools: ``wait_for_file(path)`` polls for ``path`` and answers
 ``released <path>`` once it exists, so a test can keep calls in flight for as long as it needs (no
-sleeps, no timing); ``show_trace()`` answers the W3C trace context keys (``traceparent``,
+sleeps, no timing); ``show_env(name)`` answers the server's environment variable ``name`` (or
+``<unset>``); ``show_trace()`` answers the W3C trace context keys (``traceparent``,
 ``tracestate``, ``baggage``) found in the request's ``_meta``, as JSON.
 
 Drift kinds (each changes exactly one thing against ``samples/legacy/everything_server.py``):
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -44,6 +46,10 @@ def build(drifts: list[str], gate: bool = False):  # type: ignore[no-untyped-def
             while not await anyio.Path(path).exists():  # noqa: ASYNC110 - another process creates the file
                 await anyio.sleep(0.02)
             return f"released {path}"
+
+        @mcp.tool(description="The value of an environment variable of this server process.", structured_output=False)
+        def show_env(name: str) -> str:
+            return os.environ.get(name, "<unset>")
 
         @mcp.tool(description="The trace context keys of this request's _meta, as JSON.", structured_output=False)
         async def show_trace(ctx: Context) -> str:

@@ -131,12 +131,13 @@ class FleetBridge:
 
 
 @contextlib.contextmanager
-def fleet_bridge(tmp: Path, servers: dict[str, dict[str, Any]], bridge: dict[str, Any] | None = None) -> Iterator[FleetBridge]:
+def fleet_bridge(tmp: Path, servers: dict[str, dict[str, Any]], bridge: dict[str, Any] | None = None,
+                 env: dict[str, str] | None = None) -> Iterator[FleetBridge]:
     config = tmp / "fleet.toml"
     config.write_text(fleet_toml(servers, bridge))
     port = peers.free_port()
     cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--log-level", "warning"]
-    with peers.running(cmd, port) as proc:
+    with peers.running(cmd, port, env=env) as proc:
         yield FleetBridge(proc, port, config)
 
 

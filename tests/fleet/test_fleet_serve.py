@@ -18,8 +18,9 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[fp.FleetBridge]:
     tmp = tmp_path_factory.mktemp("fleet")
     with fp.http_samples() as urls:
         servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")},
-                   "traced": {"command": fp.peers.legacy_python(), "args": fp.gate_cmd()[1:]}}
-        with fp.fleet_bridge(tmp, servers) as bridge:
+                   "traced": {"command": fp.peers.legacy_python(), "args": fp.gate_cmd()[1:],
+                              "env_passthrough": ["PATH", "HOME"], "env": {"FLEET_GIVEN": "given"}}}
+        with fp.fleet_bridge(tmp, servers, env={"FLEET_SECRET": "s3cret"}) as bridge:
             yield bridge
 
 
@@ -111,3 +112,17 @@ def test_trace_context_crosses_the_translation(fleet: fp.FleetBridge) -> None:
             return json.loads(frame["result"]["content"][0]["text"])
 
     assert anyio.run(main) == trace
+
+
+def test_env_passthrough_control(fleet: fp.FleetBridge) -> None:
+    """A server with env_passthrough sees only the listed variables of the bridge, plus its own env."""
+    import anyio
+
+    async def main() -> list[str]:
+        async with httpx.AsyncClient(timeout=60) as client:
+            return [(await fp.tool(client, fleet.url("traced"), "show_env", {"name": n}))[0]
+                    for n in ("FLEET_SECRET", "FLEET_GIVEN", "PATH")]
+
+    secret, given, path = anyio.run(main)
+    assert (secret, given) == ("<unset>", "given")
+    assert path and path != "<unset>"
