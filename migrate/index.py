@@ -72,6 +72,7 @@ class StartSite:
     receiver: str = ""
     ordinal: int = 0  # n-th call of ``receiver.method`` in this file
     scope: str = ""
+    simple_transport: bool = True  # a dynamic transport given as a plain name/attribute (safe to repeat)
 
 
 @dataclass
@@ -233,6 +234,7 @@ class _Collector(ast.NodeVisitor):
         if not key:
             return
         transport = START_METHODS[func.attr]
+        simple = True
         if func.attr == "run":
             arg: ast.expr | None = node.args[0] if node.args else None
             for kw in node.keywords:
@@ -244,10 +246,11 @@ class _Collector(ast.NodeVisitor):
                 transport = arg.value
             else:
                 transport = None
+                simple = isinstance(arg, ast.Name | ast.Attribute)
         receiver = ast.unparse(func.value)
         ordinal = self._next("site", receiver, func.attr)
         self.index.sites.setdefault(key, []).append(
-            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope)
+            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope, simple)
         )
 
 

@@ -55,6 +55,7 @@ class FileContext:
     findings: list[Finding] = field(default_factory=list)
     ignores: dict[int, set[str]] = field(default_factory=dict)
     wrapper: MetadataWrapper | None = None
+    lines: list[str] | None = None
     _resolved: dict[type, Any] = field(default_factory=dict)
 
     def metadata(self, provider: type[BaseMetadataProvider[Any]]) -> Any:
@@ -174,13 +175,29 @@ class RuleTransformer(cst.CSTTransformer):
             Finding(self.META.id, self.META.slug, self.ctx.path, line, column, message, status,
                     str(self.META.safety))
         )
-        if status != "fixed" and self._stmt_stack:
+        if status != "fixed" and self._stmt_stack and not self._marked_in_source(self._stmt_stack[-1]):
             key = id(self._stmt_stack[-1])
             notes = self._pending.setdefault(key, [])
             text = f"{MARKER_PREFIX}{self.META.id}): {message}"
             if text not in notes:
                 notes.append(text)
         return True
+
+    def _marked_in_source(self, stmt: cst.CSTNode) -> bool:
+        """True when the comment block right above ``stmt`` already holds this rule's marker (a
+        module's first statement keeps its comments in the module header, not in leading_lines)."""
+        pos = self.ctx.lookup(PositionProvider, stmt)
+        if pos is None:
+            return False
+        if self.ctx.lines is None:
+            self.ctx.lines = self.ctx.code.splitlines()
+        wanted = f"{MARKER_PREFIX}{self.META.id})"
+        index = pos.start.line - 2
+        while index >= 0 and self.ctx.lines[index].lstrip().startswith("#"):
+            if self.ctx.lines[index].lstrip().startswith(wanted):
+                return True
+            index -= 1
+        return False
 
     # ---------------------------------------------------------------- marker plumbing
     def on_visit(self, node: cst.CSTNode) -> bool:

@@ -71,6 +71,10 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
         if site.path != ctor.path:
             result.review.append(f"moved to the start site in {site.path}")
         if site.transport is None:
+            _, http_only = site_kwargs(site, moved)
+            if http_only and not site.simple_transport:
+                return Plan(False, f"the transport is computed by an expression; pass {', '.join(http_only)} "
+                                   "only for streamable-http by hand")
             result.review.append("dynamic transport: streamable-only options are passed conditionally")
         common, extra = site_kwargs(site, moved)
         used.update(common)
@@ -86,12 +90,8 @@ def value_expr(name: str, source: str, literal: bool) -> cst.BaseExpression:
     return expr
 
 
-class Rule(RuleTransformer):
-    META = RuleMeta(
-        "MCP003", "ctor-transport-kwargs", Kind.REQUIRED, Safety.REVIEW,
-        "Transport kwargs move from the server constructor to run()/*_app()/run_*_async()", ANCHOR,
-    )
-    TRIGGERS = ("run", "_app", "MCPServer", "FastMCP")
+class StartSiteEditor(RuleTransformer):
+    """Adds moved transport kwargs to the start sites the index knows (shared by MCP003/MCP019)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -102,13 +102,75 @@ class Rule(RuleTransformer):
         self.counts[key] = value + 1
         return value
 
+    def moved_here(self, ctor: ServerCtor) -> dict[str, str]:
+        raise NotImplementedError
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if self.resolves_to(original_node.func, SERVER_CLASS):
-            return self._constructor(original_node, updated_node)
         func = original_node.func
         if isinstance(func, cst.Attribute) and func.attr.value in DESTINATIONS_BY_METHOD:
             return self._site(original_node, updated_node)
         return updated_node
+
+    # ------------------------------------------------------------------ start-site end
+    def _site(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        func = original.func
+        assert isinstance(func, cst.Attribute)
+        method = func.attr.value
+        receiver = cst.Module([]).code_for_node(func.value)
+        site = self.ctx.index.site_named(self.ctx.path, receiver, method, self._next("site", receiver, method))
+        if site is None:
+            return updated
+        ctor = self.ctx.index.servers.get(site.key)
+        if ctor is None or not self.moved_here(ctor) or not self.can_fix:
+            return updated
+        if not plan(ctor, self.ctx.index).movable:
+            return updated
+        existing = {a.keyword.value for a in updated.args if a.keyword}
+        common, extra = site_kwargs(site, {k: v for k, v in self.moved_here(ctor).items() if k not in existing})
+        if not common and not extra:
+            return updated
+        if not self.report(original, "receives the transport kwargs from the constructor", fixed=True):
+            return updated
+        args = list(updated.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new_args = [
+            cst.Arg(value=value_expr(k, v, ctor.literal.get(k, False)), keyword=cst.Name(k),
+                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            for k, v in common.items()
+        ]
+        if extra:
+            transport = _transport_expr(updated)
+            if transport is None:
+                self.report(original, f"pass {', '.join(extra)} only when the transport is streamable-http",
+                            fixed=False)
+            else:
+                options = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), cst.parse_expression(v))
+                                    for k, v in extra.items()])
+                test = cst.Comparison(transport, [cst.ComparisonTarget(cst.Equal(), cst.SimpleString(
+                    '"streamable-http"'))])
+                cond = cst.IfExp(test=test, body=options, orelse=cst.Dict([]))
+                new_args.append(cst.Arg(value=_paren(cond), star="**"))
+        for i, arg in enumerate(new_args):
+            if i < len(new_args) - 1:
+                new_args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated.with_changes(args=[*args, *new_args])
+
+
+class Rule(StartSiteEditor):
+    META = RuleMeta(
+        "MCP003", "ctor-transport-kwargs", Kind.REQUIRED, Safety.REVIEW,
+        "Transport kwargs move from the server constructor to run()/*_app()/run_*_async()", ANCHOR,
+    )
+    TRIGGERS = ("run", "_app", "MCPServer", "FastMCP")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if self.resolves_to(original_node.func, SERVER_CLASS):
+            return self._constructor(original_node, updated_node)
+        return super().leave_Call(original_node, updated_node)
+
+    def moved_here(self, ctor: ServerCtor) -> dict[str, str]:
+        return ctor.kwargs
 
     # ------------------------------------------------------------------ constructor end
     def _constructor(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -139,52 +201,6 @@ class Rule(RuleTransformer):
         if args and args[-1] is not updated.args[-1]:
             args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
         return updated.with_changes(args=args)
-
-    # ------------------------------------------------------------------ start-site end
-    def _site(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        func = original.func
-        assert isinstance(func, cst.Attribute)
-        method = func.attr.value
-        receiver = cst.Module([]).code_for_node(func.value)
-        site = self.ctx.index.site_named(self.ctx.path, receiver, method, self._next("site", receiver, method))
-        if site is None:
-            return updated
-        ctor = self.ctx.index.servers.get(site.key)
-        if ctor is None or not ctor.moved() or not self.can_fix:
-            return updated
-        if not plan(ctor, self.ctx.index).movable:
-            return updated
-        existing = {a.keyword.value for a in updated.args if a.keyword}
-        common, extra = site_kwargs(site, {k: v for k, v in ctor.moved().items() if k not in existing})
-        if not common and not extra:
-            return updated
-        if not self.report(original, "receives the transport kwargs from the constructor", fixed=True):
-            return updated
-        args = list(updated.args)
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        new_args = [
-            cst.Arg(value=value_expr(k, v, ctor.literal.get(k, False)), keyword=cst.Name(k),
-                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-            for k, v in common.items()
-        ]
-        if extra:
-            transport = _transport_expr(updated)
-            if transport is None:
-                self.report(original, f"pass {', '.join(extra)} only when the transport is streamable-http",
-                            fixed=False)
-            else:
-                options = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), cst.parse_expression(v))
-                                    for k, v in extra.items()])
-                test = cst.Comparison(transport, [cst.ComparisonTarget(cst.Equal(), cst.SimpleString(
-                    '"streamable-http"'))])
-                cond = cst.IfExp(test=test, body=options, orelse=cst.Dict([]))
-                new_args.append(cst.Arg(value=_paren(cond), star="**"))
-        for i, arg in enumerate(new_args):
-            if i < len(new_args) - 1:
-                new_args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        return updated.with_changes(args=[*args, *new_args])
-
 
 def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.index import TRANSPORT_KWARGS
+from migrate.index import TRANSPORT_KWARGS, ServerCtor
 from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer
-from migrate.rules.mcp003_ctor_transport_kwargs import ANCHOR, plan
+from migrate.rules.mcp003_ctor_transport_kwargs import ANCHOR, StartSiteEditor, plan
 
 
-class Rule(RuleTransformer):
+class Rule(StartSiteEditor):
     META = RuleMeta(
         "MCP019", "settings-mutation", Kind.REQUIRED, Safety.REVIEW,
         "`server.settings.<transport field> = v` -> pass it to run()/*_app()/run_*_async()", ANCHOR,
     )
     TRIGGERS = (".settings.",)
+
+    def moved_here(self, ctor: ServerCtor) -> dict[str, str]:
+        return ctor.settings
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
