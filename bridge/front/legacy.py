@@ -27,7 +27,7 @@ from bridge import jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Upstream, UpstreamError
 from bridge.eras import LEGACY, LEGACY_CLIENT_METHODS, LEGACY_VERSIONS, LOG_LEVEL_RANK, TRACE_META_KEYS
-from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event
+from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 from bridge.jsonrpc import FrameError, Message, RequestId
 from bridge.translate import legacy_front as lf
 
@@ -36,6 +36,8 @@ log = logging.getLogger("mcp_bridge.front.legacy")
 Send = Callable[[Message], Awaitable[None]]
 
 LEGACY_ASSUMED_VERSION = "2025-03-26"
+SSE_RETRY_MS = 1000
+"""``retry`` advertised on primed POST streams: how soon a 2025 client reconnects after a drop."""
 RECENT_IDS = 4096
 
 
@@ -277,6 +279,8 @@ class LegacySession:
         self.recent_ids: deque[tuple[str, Any]] = deque()
         self.recent_set: set[tuple[str, Any]] = set()
         self.outstanding: dict[tuple[str, Any], asyncio.Future[Message]] = {}
+        self.owners: dict[tuple[str, Any], tuple[str, Any]] = {}
+        """bridge->client request -> the client request it was asked for."""
         self.clamp = lf.ProgressClamp()
         self.last_used = time.monotonic()
         self._out_ids = itertools.count(1)
@@ -363,9 +367,15 @@ class LegacySession:
             self.initialized = True
         elif method == "notifications/cancelled":
             rid = params.get("requestId")
-            task = self.inflight.get(_id_key(rid))
+            key = _id_key(rid)
+            task = self.inflight.get(key)
             if task is not None and not task.done():
                 task.cancel()
+            # Questions the cancelled request is waiting on are void now, even if their answers are in flight.
+            for out_key, owner in list(self.owners.items()):
+                fut = self.outstanding.get(out_key)
+                if owner == key and fut is not None and not fut.done():
+                    fut.cancel()
         # notifications/roots/list_changed: the bridge keeps no roots cache, nothing to invalidate.
         # notifications/progress from the client (for bridge requests): nothing upstream wants it.
 
@@ -457,7 +467,7 @@ class LegacySession:
                 result = resp["result"]
                 try:
                     round_inputs = lf.input_round(result, self.identity.client_capabilities, self.mint_out_id)
-                    answers = await asyncio.gather(*(self._ask(p, send) for p in round_inputs))
+                    answers = await asyncio.gather(*(self._ask(p, send, rid) for p in round_inputs))
                     responses = {p.key: lf.input_response(p, a) for p, a in zip(round_inputs, answers, strict=True)}
                 except lf.MrtrAbort as abort:
                     return abort.to_response(rid)
@@ -475,16 +485,21 @@ class LegacySession:
             if token is not None:
                 self.clamp.forget(token)
 
-    async def _ask(self, pending: lf.PendingInput, send: Send) -> Message:
+    async def _ask(self, pending: lf.PendingInput, send: Send, owner: RequestId) -> Message:
         """Send one bridge->client request on the request's stream and wait for the client's answer."""
         req_id = pending.request["id"]
         key = _id_key(req_id)
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self.outstanding[key] = fut
+        self.owners[key] = _id_key(owner)
         try:
             await send(pending.request)
             try:
-                return await asyncio.wait_for(fut, self.settings.request_timeout)
+                answer = await asyncio.wait_for(fut, self.settings.request_timeout)
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError  # the answer raced the client's cancel: the cancel wins
+                return answer
             except TimeoutError:
                 with contextlib.suppress(Exception):
                     await send(lf.cancel_notification(req_id, "timed out"))
@@ -496,6 +511,7 @@ class LegacySession:
             raise
         finally:
             self.outstanding.pop(key, None)
+            self.owners.pop(key, None)
 
 
 async def open_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
@@ -649,7 +665,11 @@ class LegacyHttpFront:
             stream.close()
 
         task.add_done_callback(finish)
-        # Choose JSON vs SSE lazily: SSE only when something precedes the final response.
+        if lf.is_mrtr_method(msg["method"]):
+            # Calls that may run long or need client input answer on SSE at once, primed with an event id
+            # so a dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel).
+            return self._sse(stream, 0, prime=True)
+        # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
         first_seen = stream._changed
         while not stream.events and not stream.closed:
             await first_seen.wait()
@@ -662,12 +682,14 @@ class LegacyHttpFront:
             return _json(jsonrpc.error_response(msg["id"], jsonrpc.INTERNAL_ERROR, "Request cancelled"))
         return self._sse(stream, 0)
 
-    def _sse(self, stream: EventStream, after: int) -> StreamingResponse:
+    def _sse(self, stream: EventStream, after: int, prime: bool = False) -> StreamingResponse:
         keepalive = self.settings.sse_keepalive
 
         async def body() -> AsyncIterator[bytes]:
             stream.consumers += 1
             try:
+                if prime:
+                    yield sse_priming(f"{stream.key}.{after}", SSE_RETRY_MS)
                 async for item in stream.iterate(after, keepalive):
                     if item is None:
                         yield KEEPALIVE
