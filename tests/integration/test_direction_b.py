@@ -352,3 +352,126 @@ async def test_upstream_not_modern_fails_initialize(tmp_path: Path) -> None:
             assert "mcp-session-id" not in r.headers
             assert body["error"]["code"] == -32602
             assert "2025-11-25" in body["error"]["data"]["supported"]
+
+
+def _sse_events(text: str) -> list[tuple[str | None, dict[str, Any] | None]]:
+    """(event id, JSON-RPC message or None for a priming event) per SSE event."""
+    events = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in block.splitlines()
+                      if line and not line.startswith(":"))
+        if "id" in fields or "data" in fields:
+            data = fields.get("data") or ""
+            events.append((fields.get("id"), json.loads(data) if data.strip() else None))
+    return events
+
+
+async def test_dropped_post_stream_is_not_a_cancel_and_resumes(scripts: dict[str, Path], tmp_path: Path) -> None:
+    """2025: a dropped POST SSE stream is not a cancellation; GET with Last-Event-ID replays the rest, the result included."""
+    settings = Settings(front_era="2025-11-25", upstream_era="2026-07-28")
+    marker = tmp_path / "gate"
+    async with modern_upstream("http", scripts["server.py"], settings) as (upstream, _t), \
+            serve_front(upstream, settings) as (url, _front):
+        async with httpx.AsyncClient(headers=ACCEPT, timeout=60) as http:
+            r = await http.post(url, json=INIT)
+            h = {"Mcp-Session-Id": r.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
+            call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                    "params": {"name": "gate", "arguments": {"marker": str(marker)}, "_meta": {"progressToken": "g"}}}
+            last_id = None
+            async with http.stream("POST", url, json=call, headers=h) as resp:
+                assert resp.headers["content-type"].startswith("text/event-stream")
+                buffer = ""
+                async for chunk in resp.aiter_text():
+                    buffer += chunk
+                    events = _sse_events(buffer)
+                    if any(m and m.get("method") == "notifications/progress" for _i, m in events):
+                        assert events[0][1] is None and events[0][0]  # priming event first
+                        last_id = [i for i, m in events if m and m.get("method") == "notifications/progress"][0]
+                        break  # drop the connection mid-call
+            assert last_id is not None
+            marker.write_text("open")  # let the tool finish while nobody is listening
+            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream", "Last-Event-ID": last_id}) as resp:
+                assert resp.status_code == 200
+                body = ""
+                async for chunk in resp.aiter_text():
+                    body += chunk
+            replay = [m for _i, m in _sse_events(body) if m]
+            assert replay[-1] == {"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "gate passed"}],
+                                                                        "structuredContent": {"result": "gate passed"},
+                                                                        "isError": False}}
+            assert [m["params"]["progress"] for m in replay if m.get("method") == "notifications/progress"] == [2]
+            assert not (tmp_path / "gate.cancelled").exists()
+
+
+async def test_get_stream_replay(scripts: dict[str, Path]) -> None:
+    """Unsolicited notifications queue on the session's GET stream; the first GET gets them; Last-Event-ID replays."""
+    settings = Settings(front_era="2025-11-25", upstream_era="2026-07-28")
+    async with modern_upstream("http", scripts["server.py"], settings) as (upstream, _t), \
+            serve_front(upstream, settings) as (url, front):
+        async with httpx.AsyncClient(headers=ACCEPT, timeout=60) as http:
+            r = await http.post(url, json=INIT)
+            sid = r.headers["mcp-session-id"]
+            h = {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                           "params": {"name": "add_tool", "arguments": {"name": "t1"}}}, headers=h)
+            assert "added t1" in r.text
+            gs = front.sessions[sid].get_stream
+            while gs.seq < 1:  # the listen notification travels upstream -> bridge asynchronously
+                await asyncio.sleep(0.02)
+            gs.close()  # end the stream so a GET returns what it holds (the test reads it to the end)
+            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream"}) as resp:
+                body = "".join([c async for c in resp.aiter_text()])
+            events = _sse_events(body)
+            assert [m["method"] for _i, m in events if m] == ["notifications/tools/list_changed"]
+            first_id = events[0][0]
+            assert first_id
+            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream", "Last-Event-ID": first_id}) as resp:
+                again = "".join([c async for c in resp.aiter_text()])
+            assert _sse_events(again) == []  # nothing after the last seen event
+
+
+async def test_stdio_front_bad_input(scripts: dict[str, Path]) -> None:
+    """Raw frames to the stdio front (via ``mcp-bridge serve --stdio``): order, ids, methods, garbage."""
+    cmd = [*peers.bridge_cmd(), "serve", "--stdio", "--front-era", "2025-11-25", "--upstream-era", "2026-07-28",
+           "--log-level", "warning", "--", peers.MODERN_PYTHON, str(scripts["server.py"]), "stdio"]
+    proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def send(raw: bytes) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(raw + b"\n")
+        await proc.stdin.drain()
+
+    async def recv() -> dict[str, Any]:
+        assert proc.stdout is not None
+        with anyio.fail_after(60):
+            return json.loads(await proc.stdout.readline())
+
+    try:
+        await send(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+        assert (await recv())["error"]["code"] == -32600  # before initialize
+        await send(b'{"jsonrpc":"2.0","id":2,"method":"ping"}')
+        assert (await recv()) == {"jsonrpc": "2.0", "id": 2, "result": {}}  # ping is allowed before initialize
+        await send(jsonrpc.dumps({**INIT, "id": 3}))
+        init = await recv()
+        assert init["id"] == 3 and init["result"]["serverInfo"]["name"] == "direction-b-modern"
+        await send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        await send(b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+        assert (await recv())["error"]["code"] == -32600  # id reused within the session
+        await send(jsonrpc.dumps({**INIT, "id": 4}))
+        assert (await recv())["error"]["code"] == -32600  # second initialize
+        await send(b'{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{}}')
+        assert (await recv())["error"]["code"] == -32601
+        await send(b'{not json')
+        assert (await recv())["error"]["code"] == -32700
+        await send(b'[{"jsonrpc":"2.0","id":6,"method":"ping"}]')
+        assert (await recv())["error"]["code"] == -32600  # no batches
+        await send(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}')
+        answer = await recv()
+        assert answer["id"] == 7 and answer["result"]["content"] == [{"type": "text", "text": "3"}]
+    finally:
+        proc.stdin.close()
+        with anyio.fail_after(60):
+            await proc.wait()
