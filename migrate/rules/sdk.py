@@ -29,3 +29,13 @@ LOWLEVEL_SERVER = frozenset({"mcp.server.lowlevel.Server", "mcp.server.lowlevel.
 
 def guide(anchor: str) -> str:
     return f"(migration.md#{anchor})"
+SESSION_CLASS = frozenset(
+    {
+        "mcp.ClientSession",
+        "mcp.client.session.ClientSession",
+        "mcp.server.session.ServerSession",
+        "mcp.Client",
+        "mcp.client.Client",
+        "mcp.client.client.Client",
+    }
+)

@@ -134,6 +134,118 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP016", """
+        from mcp import McpError
+        from mcp.shared.exceptions import McpError as E
+        try:
+            pass
+        except McpError as e:
+            raise E(e.error)
+        """, """
+        from mcp import MCPError
+        from mcp.shared.exceptions import MCPError as E
+        try:
+            pass
+        except MCPError as e:
+            raise E(e.error)
+        """, {"fixed"}),
+    Case("MCP030", """
+        from datetime import timedelta
+        from mcp import ClientSession
+        s = ClientSession(r, w, read_timeout_seconds=timedelta(seconds=5))
+        t = ClientSession(r, w, read_timeout_seconds=timedelta(minutes=m))
+        """, """
+        from datetime import timedelta
+        from mcp import ClientSession
+        s = ClientSession(r, w, read_timeout_seconds=5.0)
+        t = ClientSession(r, w, read_timeout_seconds=timedelta(minutes=m).total_seconds())
+        """, {"fixed"}),
+    Case("MCP033", """
+        from mcp.client.streamable_http import MCP_PROTOCOL_VERSION, streamablehttp_client
+        headers = {MCP_PROTOCOL_VERSION: "2025-06-18"}
+        """, """
+        from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+        from mcp.client.streamable_http import streamablehttp_client
+        headers = {MCP_PROTOCOL_VERSION_HEADER: "2025-06-18"}
+        """, {"fixed"}),
+    Case("MCP035", """
+        from mcp.client.auth import OAuthClientProvider
+        p = OAuthClientProvider(server_url=u, client_metadata=m, storage=s, timeout=300.0)
+        """, """
+        from mcp.client.auth import OAuthClientProvider
+        p = OAuthClientProvider(server_url=u, client_metadata=m, storage=s)
+        """, {"fixed"}),
+    Case("MCP037", """
+        from mcp.types import Content
+        def f(items: list[Content]) -> None: ...
+        """, """
+        from mcp.types import ContentBlock
+        def f(items: list[ContentBlock]) -> None: ...
+        """, {"fixed"}),
+    Case("MCP040", """
+        from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
+        """, """
+        from mcp.types.version import SUPPORTED_PROTOCOL_VERSIONS
+        """, {"fixed"}),
+    Case("MCP044", """
+        from mcp.server.fastmcp.exceptions import FastMCPError
+        raise FastMCPError("x")
+        """, """
+        from mcp.server.mcpserver.exceptions import MCPServerError
+        raise MCPServerError("x")
+        """, {"fixed"}),
+    Case("MCP046", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("x", mount_path="/mcp")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        # TODO(mcp-migrate MCP046): `mount_path` dropped: mount the app under that path with Starlette's Mount instead
+        mcp = FastMCP("x")
+        """, {"review"}, 1),
+    Case("MCP053", """
+        from mcp.server.fastmcp import Context
+        async def tool(ctx: Context) -> None:
+            await ctx.info(message="hi")
+        """, """
+        from mcp.server.fastmcp import Context
+        async def tool(ctx: Context) -> None:
+            await ctx.info(data="hi")
+        """, {"fixed"}),
+    Case("MCP061", """
+        from mcp.server.lowlevel import Server
+        async def serve(server: Server, r, w, opts) -> None:
+            await server.run(r, w, opts, stateless=True)
+        """, """
+        from mcp.server.lowlevel import Server
+        async def serve(server: Server, r, w, opts) -> None:
+            # TODO(mcp-migrate MCP061): `stateless=` dropped: statelessness now comes from StreamableHTTPSessionManager(stateless=True)
+            await server.run(r, w, opts)
+        """, {"review"}, 1),
+    Case("MCP063", """
+        from mcp.server.fastmcp import Context
+        async def tool(ctx: Context) -> None:
+            await ctx.session.elicit("q", requestedSchema={"type": "object"})
+        """, """
+        from mcp.server.fastmcp import Context
+        async def tool(ctx: Context) -> None:
+            await ctx.session.elicit("q", requested_schema={"type": "object"})
+        """, {"fixed"}),
+    Case("MCP066", """
+        from mcp import ClientSessionGroup
+        async def go(group: ClientSessionGroup) -> None:
+            await group.call_tool("t", args={"a": 1})
+        """, """
+        from mcp import ClientSessionGroup
+        async def go(group: ClientSessionGroup) -> None:
+            await group.call_tool("t", arguments={"a": 1})
+        """, {"fixed"}),
+    Case("MCP076", """
+        from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+        p = ClientCredentialsOAuthProvider(server_url=u, storage=s, client_id=i, client_secret=c, scopes="read")
+        """, """
+        from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+        p = ClientCredentialsOAuthProvider(server_url=u, storage=s, client_id=i, client_secret=c, scope="read")
+        """, {"fixed"}),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -151,6 +263,19 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP016", "class McpError(Exception): ...\nraise McpError()\n"),
+    ("MCP030", "from datetime import timedelta\nimport httpx\nc = httpx.Client(timeout=timedelta(seconds=1))\n"),
+    ("MCP033", "MCP_PROTOCOL_VERSION = 'mcp-protocol-version'\nh = {MCP_PROTOCOL_VERSION: 1}\n"),
+    ("MCP035", "from myauth import OAuthClientProvider\np = OAuthClientProvider(timeout=3)\n"),
+    ("MCP037", "from mytypes import Content\nx: Content\n"),
+    ("MCP040", "from mcp.shared.exceptions import McpError\n"),
+    ("MCP044", "class FastMCPError(Exception): ...\n"),
+    ("MCP046", "from starlette.routing import Mount\nm = Mount(path='/x', app=None)\nmount_path = '/x'\n"),
+    ("MCP053", "import logging\nlog = logging.getLogger()\nlog.info(msg='x')\ndef f(ctx):\n    ctx.info(message='x')\n"),
+    ("MCP061", "import mcp.types\nclass Runner:\n    def run(self, stateless=False): ...\nRunner().run(stateless=True)\n"),
+    ("MCP063", "import mcp.types\ndef f(form):\n    form.elicit(requestedSchema={})\n"),
+    ("MCP066", "import mcp.types\ndef f(pool):\n    pool.call_tool('t', args={})\n"),
+    ("MCP076", "import mcp.types\nfrom mylib import Provider\nProvider(scopes='x')\n"),
 ]
 
 

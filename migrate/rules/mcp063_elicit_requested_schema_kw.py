@@ -1,0 +1,20 @@
+"""MCP063 elicit-requested-schema-kw: ``session.elicit(..., requestedSchema=)`` -> ``requested_schema=``."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import KeywordEdit
+from migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
+
+
+class Rule(KeywordEdit):
+    META = RuleMeta(
+        "MCP063", "elicit-requested-schema-kw", Kind.REQUIRED, Safety.SAFE,
+        '`session.elicit(..., requestedSchema=...)` -> `requested_schema=`',
+        '',
+    )
+    TRIGGERS = ("requestedSchema",)
+    METHODS = frozenset({"elicit", "elicit_form"})
+    RECEIVERS = CONTEXT_CLASS | SESSION_CLASS
+    RENAME_KW = {"requestedSchema": "requested_schema"}
+    MESSAGE = "`requestedSchema=` -> `requested_schema=`"
