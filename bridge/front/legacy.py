@@ -61,6 +61,8 @@ class EventStream:
         self.closed = False
         self.closed_at: float | None = None
         self.consumers = 0
+        self.owner: object | None = None
+        """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._changed = asyncio.Event()
 
     def _wake(self) -> None:
@@ -86,10 +88,20 @@ class EventStream:
     def expired(self, now: float) -> bool:
         return self.closed and self.consumers == 0 and self.closed_at is not None and self.closed_at < now - self.retention
 
-    async def iterate(self, after: int, keepalive: float) -> AsyncIterator[tuple[int, Message] | None]:
-        """Events with seq > ``after``; ``None`` after ``keepalive`` seconds of silence; ends when closed and drained."""
+    def take_over(self) -> object:
+        token = object()
+        self.owner = token
+        self._wake()
+        return token
+
+    async def iterate(self, after: int, keepalive: float, token: object | None = None
+                      ) -> AsyncIterator[tuple[int, Message] | None]:
+        """Events with seq > ``after``; ``None`` after ``keepalive`` seconds of silence; ends when closed and drained
+        (or, for an exclusive consumer holding ``token``, when a newer consumer took the stream over)."""
         cursor = after
         while True:
+            if token is not None and self.owner is not token:
+                return
             changed = self._changed
             pending = [(s, m) for (s, _t, m) in self.events if s > cursor]
             for s, m in pending:
@@ -682,15 +694,16 @@ class LegacyHttpFront:
             return _json(jsonrpc.error_response(msg["id"], jsonrpc.INTERNAL_ERROR, "Request cancelled"))
         return self._sse(stream, 0)
 
-    def _sse(self, stream: EventStream, after: int, prime: bool = False) -> StreamingResponse:
+    def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False) -> StreamingResponse:
         keepalive = self.settings.sse_keepalive
+        token = stream.take_over() if exclusive else None
 
         async def body() -> AsyncIterator[bytes]:
             stream.consumers += 1
             try:
                 if prime:
                     yield sse_priming(f"{stream.key}.{after}", SSE_RETRY_MS)
-                async for item in stream.iterate(after, keepalive):
+                async for item in stream.iterate(after, keepalive, token):
                     if item is None:
                         yield KEEPALIVE
                     else:
@@ -728,16 +741,15 @@ class LegacyHttpFront:
             key, _, seq = last.rpartition(".")
             stream = sess.streams.get(key)
             if stream is not None and seq.isdigit():
-                if stream is sess.get_stream and stream.consumers:
-                    return _bad(409, jsonrpc.INVALID_REQUEST, "Conflict: the session's GET stream is already open")
-                return self._sse(stream, int(seq))
+                # Resume: replay what followed the client's last event (a POST stream ends after its response).
+                return self._sse(stream, int(seq), exclusive=stream is sess.get_stream)
             # Unknown or expired stream: start a fresh GET stream (allowed).
-        if sess.get_stream.consumers:
-            return _bad(409, jsonrpc.INVALID_REQUEST, "Conflict: the session's GET stream is already open")
-        # The first GET of a session receives what was queued since initialize; later ones start now.
+        # One consumer per GET stream (each message goes to exactly one stream): a new GET replaces an older one,
+        # which is usually a connection the client already gave up on. The first GET of a session receives what
+        # was queued since initialize; later ones start now.
         after = sess.get_seen
         sess.get_seen = sess.get_stream.seq
-        return self._sse(sess.get_stream, after)
+        return self._sse(sess.get_stream, after, exclusive=True)
 
     # --- DELETE --------------------------------------------------------------------------------------
 

@@ -337,7 +337,7 @@ def to_legacy_notification(msg: Message) -> Message | None:
         params = {k: v for k, v in params.items() if k != "_meta"}
         if meta:
             params["_meta"] = meta
-        return jsonrpc.notification(method, params)
+        return jsonrpc.notification(method, params or None)
     return msg
 
 

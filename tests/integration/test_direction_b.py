@@ -405,30 +405,40 @@ async def test_dropped_post_stream_is_not_a_cancel_and_resumes(scripts: dict[str
 
 
 async def test_get_stream_replay(scripts: dict[str, Path]) -> None:
-    """Unsolicited notifications queue on the session's GET stream; the first GET gets them; Last-Event-ID replays."""
+    """Unsolicited notifications go to the session's GET stream; a reconnecting GET with Last-Event-ID gets what it
+    missed while disconnected, and takes the stream over."""
     settings = Settings(front_era="2025-11-25", upstream_era="2026-07-28")
+
+    async def first_event(resp: httpx.Response) -> tuple[str | None, dict[str, Any] | None]:
+        buffer = ""
+        async for chunk in resp.aiter_text():
+            buffer += chunk
+            events = _sse_events(buffer)
+            if events:
+                return events[0]
+        raise AssertionError("stream ended without an event")
+
     async with modern_upstream("http", scripts["server.py"], settings) as (upstream, _t), \
-            serve_front(upstream, settings) as (url, front):
+            serve_front(upstream, settings) as (url, _front):
         async with httpx.AsyncClient(headers=ACCEPT, timeout=60) as http:
             r = await http.post(url, json=INIT)
-            sid = r.headers["mcp-session-id"]
-            h = {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
-            r = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                           "params": {"name": "add_tool", "arguments": {"name": "t1"}}}, headers=h)
+            h = {"Mcp-Session-Id": r.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+            get = {**h, "Accept": "text/event-stream"}
+            tool = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "add_tool", "arguments": {"name": "t1"}}}
+            r = await http.post(url, json={**tool, "id": 2}, headers=h)
             assert "added t1" in r.text
-            gs = front.sessions[sid].get_stream
-            while gs.seq < 1:  # the listen notification travels upstream -> bridge asynchronously
-                await asyncio.sleep(0.02)
-            gs.close()  # end the stream so a GET returns what it holds (the test reads it to the end)
-            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream"}) as resp:
-                body = "".join([c async for c in resp.aiter_text()])
-            events = _sse_events(body)
-            assert [m["method"] for _i, m in events if m] == ["notifications/tools/list_changed"]
-            first_id = events[0][0]
+            async with http.stream("GET", url, headers=get) as resp:  # first GET: gets the queued notification
+                first_id, first = await first_event(resp)
+            assert first == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
             assert first_id
-            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream", "Last-Event-ID": first_id}) as resp:
-                again = "".join([c async for c in resp.aiter_text()])
-            assert _sse_events(again) == []  # nothing after the last seen event
+            # while no GET is open, another change happens
+            r = await http.post(url, json={**tool, "id": 3, "params": {**tool["params"], "arguments": {"name": "t2"}}},
+                                headers=h)
+            assert "added t2" in r.text
+            async with http.stream("GET", url, headers={**get, "Last-Event-ID": first_id}) as resp:
+                second_id, second = await first_event(resp)
+            assert second == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            assert second_id and second_id != first_id
 
 
 async def test_stdio_front_bad_input(scripts: dict[str, Path]) -> None:

@@ -335,6 +335,8 @@ def test_listen_notifications_lose_their_tag() -> None:
     assert lf.to_legacy_notification(tagged) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
                                                  "params": {"_meta": {"vendor/k": "v"}}}
     legacy("ToolListChangedNotification", lf.to_legacy_notification(tagged))
+    bare = {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": {META_SUBSCRIPTION_ID: "l"}}}
+    assert lf.to_legacy_notification(bare) == {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}
 
 
 def test_progress_clamp() -> None:
