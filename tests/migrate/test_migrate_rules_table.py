@@ -134,6 +134,90 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP018", """
+        from typing import Any
+        from mcp.server.fastmcp import Context
+        from mcp.server.session import ServerSession
+        async def a(ctx: Context[ServerSession, None]) -> None: ...
+        async def b(ctx: Context[ServerSession, AppContext]) -> None: ...
+        async def c(ctx: Context[ServerSession, Any, Request]) -> None: ...
+        """, """
+        from typing import Any
+        from mcp.server.fastmcp import Context
+        from mcp.server.session import ServerSession
+        async def a(ctx: Context) -> None: ...
+        async def b(ctx: Context[AppContext]) -> None: ...
+        async def c(ctx: Context[Any, Request]) -> None: ...
+        """, {"fixed"}),
+    Case("MCP026", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP()
+        other = FastMCP(instructions="x")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("FastMCP")
+        other = FastMCP("FastMCP", instructions="x")
+        """, {"fixed"}),
+    Case("MCP043", """
+        from mcp.server.fastmcp import Context
+        def tool(ctx: Context) -> str:
+            return ctx.fastmcp.name
+        """, """
+        from mcp.server.fastmcp import Context
+        def tool(ctx: Context) -> str:
+            return ctx.mcp_server.name
+        """, {"fixed"}),
+    Case("MCP045", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", "Be helpful", "https://example.com")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", instructions="Be helpful", website_url="https://example.com")
+        """, {"fixed"}),
+    Case("MCP056", """
+        from mcp.server.elicitation import ElicitationResult
+        def check(r: object) -> bool:
+            return isinstance(r, ElicitationResult)
+        """, """
+        from mcp.server.elicitation import ElicitationResult
+        from mcp.server.elicitation import AcceptedElicitation, DeclinedElicitation, CancelledElicitation
+        def check(r: object) -> bool:
+            return isinstance(r, (AcceptedElicitation, DeclinedElicitation, CancelledElicitation))
+        """, {"fixed"}),
+    Case("MCP057", """
+        from mcp.server.lowlevel import Server
+        app = Server("name", "1.0", "Be nice")
+        """, """
+        from mcp.server.lowlevel import Server
+        app = Server("name", version="1.0", instructions="Be nice")
+        """, {"fixed"}),
+    Case("MCP058", """
+        from typing import Any
+        from mcp.server.lowlevel import Server
+        def build() -> Server[dict[str, Any], Any]: ...
+        """, """
+        from typing import Any
+        from mcp.server.lowlevel import Server
+        def build() -> Server[dict[str, Any]]: ...
+        """, {"fixed"}),
+    Case("MCP064", """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            caps = session.get_server_capabilities()
+        """, """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            caps = session.server_capabilities
+        """, {"fixed"}),
+    Case("MCP079", """
+        import mcp.types as types
+        t = types.Tool(name="t", inputSchema={})
+        u = types.Tool(name="u", inputSchema={"properties": {}})
+        """, """
+        import mcp.types as types
+        t = types.Tool(name="t", inputSchema={"type": "object"})
+        u = types.Tool(name="u", inputSchema={"type": "object", "properties": {}})
+        """, {"fixed"}),
     Case("MCP016", """
         from mcp import McpError
         from mcp.shared.exceptions import McpError as E
@@ -263,6 +347,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP018", "from mylib import Context, ServerSession\nx: Context[ServerSession, None]\n"),
+    ("MCP026", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(name='x')\nfrom mylib import Other\nOther()\n"),
+    ("MCP043", "import mcp.types\ndef f(ctx):\n    return ctx.fastmcp\n"),
+    ("MCP045", "from mcp.server.mcpserver import MCPServer\nm = MCPServer('n', 'title')\n"),
+    ("MCP056", "from mylib import ElicitationResult\nisinstance(1, ElicitationResult)\n"),
+    ("MCP057", "from mcp.server.fastmcp import FastMCP\nm = FastMCP('n')\nfrom mylib import Server\nServer('a', 'b')\n"),
+    ("MCP058", "from mylib import Server\nx: Server[int, str]\n"),
+    ("MCP064", "import mcp.types\ndef f(s):\n    s.get_server_capabilities()\n"),
+    ("MCP079", "import mcp.types as types\nt = types.Tool(name='t', inputSchema={'type': 'object'})\nd = dict(inputSchema={})\n"),
     ("MCP016", "class McpError(Exception): ...\nraise McpError()\n"),
     ("MCP030", "from datetime import timedelta\nimport httpx\nc = httpx.Client(timeout=timedelta(seconds=1))\n"),
     ("MCP033", "MCP_PROTOCOL_VERSION = 'mcp-protocol-version'\nh = {MCP_PROTOCOL_VERSION: 1}\n"),

@@ -1,0 +1,21 @@
+"""MCP045 ctor-positional-args: positional ``FastMCP(name, instructions, ...)`` args -> keywords.
+
+v2 inserted ``title``, ``description`` and ``version`` after ``name``, so a v1 positional
+``instructions`` would silently become the title. Keywords follow the v1 (1.17+) signature.
+"""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.positional import PositionalToKeywords
+from migrate.rules.sdk import SERVER_CLASS
+
+
+class Rule(PositionalToKeywords):
+    META = RuleMeta("MCP045", "ctor-positional-args", Kind.REQUIRED, Safety.SAFE,
+                    "Positional `FastMCP(name, instructions, ...)` args -> keywords (2nd positional is now `title`)")
+    TRIGGERS = ("FastMCP(", "MCPServer(")
+    CALLEES = frozenset(n for n in SERVER_CLASS if n.endswith("FastMCP"))
+    V1_POSITIONAL = ("instructions", "website_url", "icons", "auth_server_provider", "token_verifier", "event_store",
+                     "retry_interval")
+    MESSAGE = "v1 positional constructor arguments -> keywords"

@@ -1,0 +1,16 @@
+"""MCP057 lowlevel-kwonly-ctor: ``Server("name", "1.0", ...)`` positional args -> keywords."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.positional import PositionalToKeywords
+from migrate.rules.sdk import LOWLEVEL_SERVER
+
+
+class Rule(PositionalToKeywords):
+    META = RuleMeta("MCP057", "lowlevel-kwonly-ctor", Kind.REQUIRED, Safety.SAFE,
+                    '`Server("name", "1.0", ...)` positional args -> keywords')
+    TRIGGERS = ("Server(",)
+    CALLEES = LOWLEVEL_SERVER
+    V1_POSITIONAL = ("version", "instructions", "website_url", "icons", "lifespan")
+    MESSAGE = "lowlevel Server constructor parameters are keyword-only in v2"
