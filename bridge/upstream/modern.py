@@ -112,6 +112,12 @@ async def _discover(up: Upstream, cache: _DiscoverCache, settings: Settings, ctx
     resp = await up.call(req, ctx, _discard)
     if "error" in resp:
         err = resp["error"]
+        data = err.get("data") if isinstance(err, dict) else None
+        if isinstance(err, dict) and err.get("code") == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict):
+            # The server is modern but not at our revision: report its versions like a discover result would,
+            # so the front can refuse the client's initialize naming them.
+            supported = [v for v in data.get("supported") or [] if isinstance(v, str)]
+            return {"resultType": "complete", "supportedVersions": supported, "capabilities": {}}
         raise UpstreamError(f"upstream server/discover failed: {err.get('code')} {err.get('message')}")
     result = resp.get("result")
     if not isinstance(result, dict):

@@ -1,0 +1,149 @@
+"""ModernHttpUpstream / ModernStdioUpstream against a real mcp 2.3.0 server on the 2026-07-28 wire.
+
+The canonical interface (bridge.core.Upstream): answers carry the caller's id, request-scoped notifications
+reach ``emit`` before ``call`` returns, listen notifications carry the caller's listen id, cancelling the
+awaiting task cancels upstream, and a dead stdio child fails in-flight calls and is respawned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from direction_b_peers import MODERN_SERVER
+
+from bridge import jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Upstream, UpstreamError
+from bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
+from bridge.jsonrpc import Message
+from bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
+
+import peers
+
+pytestmark = pytest.mark.anyio
+
+META = {META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {"elicitation": {}},
+        META_CLIENT_INFO: {"name": "test", "version": "0"}}
+CTX = CallContext()
+
+
+def req(id: Any, method: str, **params: Any) -> Message:
+    meta = {**META, **params.pop("_meta", {})}
+    return jsonrpc.request(id, method, {**params, "_meta": meta})
+
+
+@contextlib.asynccontextmanager
+async def upstream(kind: str, tmp_path: Path) -> AsyncIterator[Upstream]:
+    server = tmp_path / "server.py"
+    server.write_text(MODERN_SERVER)
+    settings = Settings()
+    if kind == "stdio":
+        up: Upstream = ModernStdioUpstream([peers.MODERN_PYTHON, str(server), "stdio"], settings)
+        try:
+            yield up
+        finally:
+            await up.aclose()
+        return
+    port = peers.free_port()
+    with peers.running([peers.MODERN_PYTHON, str(server), "http", str(port)], port):
+        up = ModernHttpUpstream(f"http://127.0.0.1:{port}/mcp", settings)
+        try:
+            yield up
+        finally:
+            await up.aclose()
+
+
+@pytest.mark.parametrize("kind", ["http", "stdio"])
+async def test_calls_notifications_and_ids(kind: str, tmp_path: Path) -> None:
+    async with upstream(kind, tmp_path) as up:
+        await up.start()
+        discover = await up.discover(CTX)
+        assert discover["supportedVersions"] == ["2026-07-28"]
+        assert discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "direction-b-modern"
+        # concurrent calls with colliding caller ids of different types: each answer keeps its caller's id
+        calls = [req(i if i % 2 else str(i), "tools/call", name="add", arguments={"a": i, "b": 1}) for i in range(8)]
+        answers = await asyncio.gather(*(up.call(c, CTX, jsonrpc_discard) for c in calls))
+        for c, a in zip(calls, answers, strict=True):
+            assert a["id"] == c["id"]
+            assert a["result"]["content"][0]["text"] == str(c["params"]["arguments"]["a"] + 1)
+        # progress keeps the caller's token; logs arrive when logLevel is set; all before the answer
+        seen: list[Message] = []
+
+        async def emit(msg: Message) -> None:
+            seen.append(msg)
+
+        call = req("p", "tools/call", name="slow_count", arguments={"n": 2},
+                   _meta={"progressToken": "tok", META_LOG_LEVEL: "debug"})
+        answer = await up.call(call, CTX, emit)
+        assert answer["result"]["content"][0]["text"] == "counted 2"
+        assert [(m["params"]["progressToken"], m["params"]["progress"]) for m in seen] == [("tok", 1), ("tok", 2)]
+        seen.clear()
+        answer = await up.call(req("l", "tools/call", name="log_levels", arguments={}, _meta={META_LOG_LEVEL: "warning"}),
+                               CTX, emit)
+        assert [m["params"]["level"] for m in seen] == ["warning", "error"]
+        # errors pass through as JSON-RPC errors (HTTP 404/400 bodies included)
+        missing = await up.call(req(9, "resources/read", uri="memo://missing"), CTX, jsonrpc_discard)
+        assert missing["id"] == 9 and missing["error"]["code"] == -32602
+        unknown = await up.call(req(10, "nope/x"), CTX, jsonrpc_discard)
+        assert unknown["id"] == 10 and unknown["error"]["code"] == -32601
+
+
+async def jsonrpc_discard(_msg: Message) -> None:
+    return None
+
+
+@pytest.mark.parametrize("kind", ["http", "stdio"])
+async def test_listen_and_cancel(kind: str, tmp_path: Path) -> None:
+    async with upstream(kind, tmp_path) as up:
+        await up.start()
+        notes: list[Message] = []
+        acked = asyncio.Event()
+        changed = asyncio.Event()
+
+        async def emit(msg: Message) -> None:
+            notes.append(msg)
+            if msg["method"] == "notifications/subscriptions/acknowledged":
+                acked.set()
+            else:
+                changed.set()
+
+        listen = req("my-listen", "subscriptions/listen", notifications={"toolsListChanged": True})
+        task = asyncio.create_task(up.call(listen, CTX, emit))
+        await acked.wait()
+        await up.call(req(1, "tools/call", name="add_tool", arguments={"name": "x1"}), CTX, jsonrpc_discard)
+        await changed.wait()
+        assert notes[0]["params"]["_meta"][META_SUBSCRIPTION_ID] == "my-listen"  # caller's id, not the wire id
+        assert notes[1]["method"] == "notifications/tools/list_changed"
+        assert notes[1]["params"]["_meta"][META_SUBSCRIPTION_ID] == "my-listen"
+        task.cancel()  # the client's cancel: close the stream / notifications/cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the upstream is still usable afterwards
+        ok = await up.call(req(2, "tools/call", name="add", arguments={"a": 1, "b": 1}), CTX, jsonrpc_discard)
+        assert ok["result"]["content"][0]["text"] == "2"
+
+
+async def test_stdio_child_death_fails_inflight_and_respawns(tmp_path: Path) -> None:
+    async with upstream("stdio", tmp_path) as up:
+        assert isinstance(up, ModernStdioUpstream)
+        await up.start()
+        pid = up.process.pid
+        with pytest.raises(UpstreamError):
+            await up.call(req(1, "tools/call", name="crash", arguments={}), CTX, jsonrpc_discard)
+        ok = await up.call(req(2, "tools/call", name="add", arguments={"a": 2, "b": 2}), CTX, jsonrpc_discard)
+        assert ok["result"]["content"][0]["text"] == "4"
+        assert up.process.pid != pid and up.process.restarts == 1
+
+
+async def test_http_unreachable_is_an_upstream_error() -> None:
+    up = ModernHttpUpstream(f"http://127.0.0.1:{peers.free_port()}/mcp", Settings(connect_timeout=5))
+    try:
+        with pytest.raises(UpstreamError):
+            await up.call(req(1, "tools/list"), CTX, jsonrpc_discard)
+    finally:
+        await up.aclose()
