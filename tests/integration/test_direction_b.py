@@ -311,6 +311,17 @@ async def test_http_front_bad_input(scripts: dict[str, Path]) -> None:
             r = await http.post(url, json={"jsonrpc": "2.0", "id": 30, "method": "tools/list"}, headers=h)
             assert r.status_code == 404
             assert sid not in front.sessions
+            # sessions are bound to the credentials that opened them
+            r = await http.post(url, json=INIT, headers={"Authorization": "Bearer alice"})
+            bound = {"Mcp-Session-Id": r.headers["mcp-session-id"]}
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                                headers={**bound, "Authorization": "Bearer mallory"})
+            assert r.status_code == 404
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=bound)
+            assert r.status_code == 404  # no credentials at all is another principal too
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 4, "method": "ping"},
+                                headers={**bound, "Authorization": "Bearer alice"})
+            assert r.status_code == 200 and r.json()["result"] == {}
 
 
 async def test_session_idle_expiry(scripts: dict[str, Path]) -> None:
