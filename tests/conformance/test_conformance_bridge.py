@@ -4,6 +4,7 @@ Direction A (2026-07-28 client -> 2025-11-25 server):
   A1  2026-07-28 suite -> bridge -> mcp 1.29.0 everything server over Streamable HTTP
   A2  the same, the everything server run by the bridge as a stdio child
   A3  the 14 input-required scenarios -> bridge -> samples/conformance/legacy_input_required_server.py
+      (over HTTP, and as the bridge's stdio child)
 Direction B (2025-11-25 client -> 2026-07-28 server):
   B1  2025-11-25 suite -> bridge (--front-era 2025-11-25 --upstream-era 2026-07-28) -> mcp 2.3.0 everything server
   B2  the 4 elicitation/sampling scenarios @ 2025-11-25 -> bridge -> samples/conformance/modern_elicitation_server.py
@@ -144,11 +145,22 @@ A3_FAILURES = {
 }
 
 
-@pytest.mark.legacy_peer
-def test_a3_input_required_through_bridge_to_legacy_fixture() -> None:
+@contextlib.contextmanager
+def bridge_to_legacy_fixture(transport: str) -> Iterator[str]:
     fixture = [peers.legacy_python(), str(LEGACY_FIXTURE)]
+    if transport == "stdio":
+        with bridge(child=[*fixture, "--stdio"], upstream_era="2025-11-25") as url:
+            yield url
+        return
     with served(fixture) as upstream, bridge(upstream=upstream, upstream_era="2025-11-25") as url:
-        leg = harness.run_leg(url, "2026-07-28", label="A3 input-required -> bridge -> legacy fixture",
+        yield url
+
+
+@pytest.mark.legacy_peer
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_a3_input_required_through_bridge_to_legacy_fixture(transport: str) -> None:
+    with bridge_to_legacy_fixture(transport) as url:
+        leg = harness.run_leg(url, "2026-07-28", label=f"A3 input-required -> bridge -> legacy fixture ({transport})",
                               scenarios=sorted(INPUT_REQUIRED), extra_args=SCENARIO_TIMEOUT)
     harness.assert_leg(leg, set(INPUT_REQUIRED) - set(A3_FAILURES), A3_FAILURES)
 
