@@ -183,9 +183,7 @@ class ManagedUpstream(Upstream):
     # --- calls --------------------------------------------------------------------------------------
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
-        slot = self.slot
-        slot.inflight += 1
-        slot.idle.clear()
+        slot = self.enter()
         method = str(request.get("method"))
         started = time.monotonic()
         outcome = "exception"
@@ -213,17 +211,46 @@ class ManagedUpstream(Upstream):
             outcome = "cancelled"
             raise
         finally:
-            elapsed = time.monotonic() - started
-            slot.inflight -= 1
-            if slot.inflight == 0:
-                slot.idle.set()
-            self.metrics.inc("requests_total", {"server": self.name, "client_era": ctx.client_era, "upstream_era": up_era,
-                                                "method": method, "outcome": outcome})
-            self.metrics.observe("request_duration_seconds", {"server": self.name, "method": method}, elapsed)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("call", extra={"event": "call", "server": self.name, "method": method, "outcome": outcome,
-                                         "client_era": ctx.client_era, "upstream_era": up_era, "ms": round(elapsed * 1000, 1),
-                                         "trace_id": trace_id(ctx.trace)})
+            self.leave(slot)
+            self.record(method, ctx.client_era, up_era, outcome, time.monotonic() - started, ctx.trace)
+
+    def enter(self) -> Slot:
+        """Count a call on the current generation (so a reload drains it before closing)."""
+        slot = self.slot
+        slot.inflight += 1
+        slot.idle.clear()
+        return slot
+
+    @staticmethod
+    def leave(slot: Slot) -> None:
+        slot.inflight -= 1
+        if slot.inflight == 0:
+            slot.idle.set()
+
+    def record(self, method: str, client_era: str, upstream_era: str, outcome: str, elapsed: float,
+               trace: dict[str, str] | None = None) -> None:
+        self.metrics.inc("requests_total", {"server": self.name, "client_era": client_era, "upstream_era": upstream_era,
+                                            "method": method, "outcome": outcome})
+        self.metrics.observe("request_duration_seconds", {"server": self.name, "method": method}, elapsed)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("call", extra={"event": "call", "server": self.name, "method": method, "outcome": outcome,
+                                     "client_era": client_era, "upstream_era": upstream_era, "ms": round(elapsed * 1000, 1),
+                                     "trace_id": trace_id(trace or {})})
+
+    async def legacy_http_url(self) -> str | None:
+        """The upstream URL when the current delegate is a 2025 Streamable HTTP server (2025 clients may
+        then be passed through untranslated), else None. Resolves the era first if needed."""
+        slot = self.slot
+        if not slot.target.url:
+            return None
+        try:
+            upstream = await self._ready(slot)
+        except (UpstreamError, OSError):
+            return None
+        if upstream.era != eras.LEGACY:
+            return None
+        transport = slot.probe.transport if slot.probe is not None else slot.target.transport
+        return slot.target.url if transport in ("streamable-http", "auto") else None
 
     # --- era cache ----------------------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ Routes::
     /admin/reload             POST, loopback clients only: re-read the config (as SIGHUP does)
 
 Each server has one ``HttpFront`` (with a 2025 front when available) over one ``ManagedUpstream``
-that survives reloads; a reload only replaces what changed. A server that fails to start, dies or
+that survives reloads (2025 clients of a 2025 Streamable HTTP server bypass both: ``passthrough``);
+a reload only replaces what changed. A server that fails to start, dies or
 hangs affects only its own route.
 """
 
@@ -27,14 +28,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bridge import eras
 from bridge.fleet import config as fc
 from bridge.fleet.managed import ManagedUpstream, register_metrics
 from bridge.fleet.metrics import Metrics
+from bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from bridge.jsonrpc import INVALID_REQUEST
 
@@ -76,6 +80,8 @@ class Router:
         self._reload_lock = asyncio.Lock()
         self._closing: set[asyncio.Task[None]] = set()
         self._legacy_cls = legacy_front_factory()
+        self._passthrough: Passthrough | None = None
+        self.passthrough_enabled = True
 
     # --- building -----------------------------------------------------------------------------------
 
@@ -167,6 +173,8 @@ class Router:
         for entry in entries:
             self._close_later(entry)
         await asyncio.gather(*list(self._closing), return_exceptions=True)
+        if self._passthrough is not None:
+            await self._passthrough.client.aclose()
 
     # --- observability ------------------------------------------------------------------------------
 
@@ -204,7 +212,33 @@ class Router:
         entry = self.entries.get(request.path_params["name"])
         if entry is None:
             return rpc_error(404, INVALID_REQUEST, f"Not Found: no server named {request.path_params['name']!r}")
-        return await entry.front.endpoint(request)
+        if not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None:
+            return await entry.front.endpoint(request)
+        return await self._same_era_or_front(entry, request)
+
+    async def _same_era_or_front(self, entry: Entry, request: Request) -> Response:
+        """2025 clients of a 2025 Streamable HTTP server pass through untranslated; the rest go to the fronts."""
+        body: bytes | None = None
+        if request.method == "POST":
+            if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+                return await entry.front.endpoint(request)
+            read = await read_post(request, entry.front.settings)
+            if isinstance(read, Response):
+                return read
+            body = read
+            request = _replayed(request, body)
+            msg, _ = classify_post(body)
+            if not isinstance(msg, dict) or not entry.front._is_legacy(request, msg):
+                return await entry.front.endpoint(request)
+        elif request.method not in ("GET", "DELETE"):
+            return await entry.front.endpoint(request)
+        url = await entry.upstream.legacy_http_url()
+        if url is None:
+            return await entry.front.endpoint(request)
+        if self._passthrough is None:
+            self._passthrough = Passthrough(httpx.AsyncClient(limits=httpx.Limits(max_connections=512, max_keepalive_connections=64)))
+        return await self._passthrough.forward(request, body, url, entry.upstream, entry.front.settings,
+                                               dict(entry.upstream.slot.target.headers))
 
     async def server_health(self, request: Request) -> Response:
         entry = self.entries.get(request.path_params["name"])
@@ -224,6 +258,20 @@ class Router:
             return JSONResponse({"ok": False, "error": "reload is accepted from loopback clients only"}, status_code=403)
         result = await self.reload()
         return JSONResponse(result, status_code=200 if result["ok"] else 422)
+
+
+def _replayed(request: Request, body: bytes) -> Request:
+    """The same request with its (already read) body readable again; later receives go to the client."""
+    sent = False
+
+    async def receive() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await request.receive()
+
+    return Request(request.scope, receive)
 
 
 def build_fleet_app(router: Router) -> Starlette:

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bridge.fleet import managed, probe, verify
+from bridge.fleet import managed, passthrough, probe, verify
 from bridge.fleet.metrics import Metrics, parse_text
 
 
@@ -136,3 +136,20 @@ def test_verify_call_files(tmp_path: Path) -> None:
              {"name": "ro_args", "annotations": {"readOnlyHint": True}, "inputSchema": {"required": ["x"]}},
              {"name": "rw", "inputSchema": {}}]
     assert verify.read_only_calls(tools) == [{"method": "tools/call", "params": {"name": "ro", "arguments": {}}}]
+
+
+def test_passthrough_classification_and_sse_outcome() -> None:
+    assert passthrough.classify_post(b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}')[1] == "tools/call"
+    assert passthrough.classify_post(b'{"jsonrpc":"2.0","id":1,"result":{}}')[1] == "response"
+    assert passthrough.classify_post(b'[{"method":"a"}]')[1] == "batch"
+    assert passthrough.classify_post(b"nope") == (None, "invalid")
+    assert passthrough.outcome_of_body(200, "application/json", b'{"id":1,"error":{"code":-1}}') == "error"
+    assert passthrough.outcome_of_body(202, "", b"") == "ok"
+    assert passthrough.outcome_of_body(404, "application/json", b"{}") == "http_404"
+    scan = passthrough.SseOutcome()
+    for chunk in (b'event: message\ndata: {"method":"notifications/progress"}\n\nda', b'ta: {"id": 3, "err', b'or": {"code": -32002}}\n\n'):
+        scan.feed(chunk)
+    assert scan.outcome == "error"
+    scan = passthrough.SseOutcome()
+    scan.feed(b'data: {"id": 3, "result": {}}\n')
+    assert scan.outcome == "ok"

@@ -126,3 +126,19 @@ def test_env_passthrough_control(fleet: fp.FleetBridge) -> None:
     secret, given, path = anyio.run(main)
     assert (secret, given) == ("<unset>", "given")
     assert path and path != "<unset>"
+
+
+@fp.needs_legacy_front
+def test_2025_clients_of_2025_http_servers_pass_through_untranslated(fleet: fp.FleetBridge) -> None:
+    """Same era, Streamable HTTP: the session, the GET stream and every frame are the server's own."""
+    report = fp.run_client("legacy", fleet.url("legacy-http"), ("basic", "progress", "logging", "subscriptions", "errors"))
+    steps = report["scenarios"]
+    assert steps["errors"]["steps"]["missing_resource"]["code"] == -32002  # the server's own 2025 code
+    assert "resources/updated memo://readme" in steps["subscriptions"]["steps"]["events"]
+    assert [m["level"] for m in steps["logging"]["steps"]["warning_messages"]] == ["warning", "error"]
+    text = fleet.metrics()
+    # the handshake itself reached the server: only the passthrough forwards `initialize`
+    assert fp.metric(text, "mcp_bridge_requests_total", server="legacy-http", client_era=fp.LEGACY, method="initialize") >= 1
+    assert fp.metric(text, "mcp_bridge_requests_total", server="legacy-http", method="resources/read", outcome="error") >= 1
+    for translated in ("legacy-stdio", "legacy-sse", "modern-http"):
+        assert fp.metric(text, "mcp_bridge_requests_total", server=translated, method="initialize") == 0
