@@ -26,6 +26,7 @@ from libcst.metadata import (
 
 from migrate.index import ProjectIndex
 from migrate.model import Finding, RuleMeta, Safety
+from migrate.resolve import ImportTable
 
 IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]")
 MARKER_PREFIX = "# TODO(mcp-migrate "
@@ -56,7 +57,12 @@ class FileContext:
     ignores: dict[int, set[str]] = field(default_factory=dict)
     wrapper: MetadataWrapper | None = None
     lines: list[str] | None = None
+    # traversal state shared by every rule of the combined pass
+    nodes: list[cst.CSTNode] = field(default_factory=list)
+    statements: list[cst.CSTNode] = field(default_factory=list)
+    pending: dict[int, list[str]] = field(default_factory=dict)
     _resolved: dict[type, Any] = field(default_factory=dict)
+    _table: ImportTable | None = None
 
     def metadata(self, provider: type[BaseMetadataProvider[Any]]) -> Any:
         """Node -> value mapping of ``provider``, resolved on first use and shared by all rules.
@@ -67,6 +73,12 @@ class FileContext:
             assert self.wrapper is not None
             self._resolved[provider] = self.wrapper.resolve(provider)
         return self._resolved[provider]
+
+    def table(self) -> ImportTable:
+        if self._table is None:
+            assert self.wrapper is not None
+            self._table = ImportTable(self.wrapper.module)
+        return self._table
 
     def lookup(self, provider: type[BaseMetadataProvider[Any]], node: cst.CSTNode, default: Any = None) -> Any:
         value = self.metadata(provider).get(node, default)
@@ -107,9 +119,9 @@ class RuleTransformer(cst.CSTTransformer):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
-        self._stmt_stack: list[cst.CSTNode] = []
-        self._nodes: list[cst.CSTNode] = []
-        self._pending: dict[int, list[str]] = {}
+        self._stmt_stack = ctx.statements
+        self._nodes = ctx.nodes
+        self._pending = ctx.pending
 
     # ---------------------------------------------------------------- applicability
     @classmethod
@@ -123,12 +135,21 @@ class RuleTransformer(cst.CSTTransformer):
 
     # ---------------------------------------------------------------- name resolution
     def qnames(self, node: cst.CSTNode) -> set[str]:
-        """Imported qualified names of ``node`` (locals and builtins excluded)."""
+        """Imported qualified names of ``node`` (locals and builtins excluded).
+
+        Answered from the file's import table unless the file binds an imported name locally
+        too; then from libcst's scope analysis (see ``migrate.resolve``)."""
+        table = self.ctx.table()
+        if not table.ambiguous:
+            return table.qualified(node)
         found: Iterable[QualifiedName] = self.ctx.lookup(QualifiedNameProvider, node, ())
         return {q.name for q in found if q.source is QualifiedNameSource.IMPORT}
 
     def bound(self, node: cst.CSTNode) -> bool:
         """True when ``node`` resolves to anything at all (a local, an import or a builtin)."""
+        table = self.ctx.table()
+        if not table.ambiguous:
+            return table.bound(node)
         return bool(self.ctx.lookup(QualifiedNameProvider, node))
 
     def parent(self) -> cst.CSTNode | None:
@@ -236,41 +257,67 @@ class RuleTransformer(cst.CSTTransformer):
         return result.with_changes(leading_lines=lines)
 
 
+def _own_method(cls: type, name: str) -> Any:
+    method = getattr(cls, name, None)
+    return None if method is None or method is getattr(cst.CSTTransformer, name, None) else method
+
+
 class Combined(cst.CSTTransformer):
     """Runs several rules in one traversal: one parse and one metadata resolution per file.
 
-    Each node is offered to the rules in ID order; a rule's ``leave_*`` sees the node as updated
-    by the rules before it, as long as they kept its type (otherwise it only does bookkeeping).
-    A rule whose ``visit_*`` returned False does not see that subtree.
+    Only the ``visit_<Type>``/``leave_<Type>`` methods a rule defines are called (looked up once
+    per node type). Each node is offered to the rules in ID order; a rule's ``leave_*`` sees the
+    node as updated by the rules before it, as long as they kept its type. A rule whose
+    ``visit_*`` returned False does not see that subtree. The node/statement stacks and the
+    pending markers are shared (``FileContext``), so markers are attached once per statement.
     """
 
     def __init__(self, rules: list[RuleTransformer]) -> None:
         super().__init__()
         self.rules = rules
+        self.ctx = rules[0].ctx
         self.skipping: list[cst.CSTNode | None] = [None] * len(rules)
+        self._visit: dict[str, list[tuple[int, Any]]] = {}
+        self._leave: dict[str, list[tuple[int, Any]]] = {}
+
+    def _table(self, name: str, kind: str) -> list[tuple[int, Any]]:
+        cache = self._visit if kind == "visit" else self._leave
+        found = cache.get(name)
+        if found is None:
+            found = []
+            for i, rule in enumerate(self.rules):
+                method = _own_method(type(rule), f"{kind}_{name}")
+                if method is not None:
+                    found.append((i, method))
+            cache[name] = found
+        return found
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        active = False
-        for i, rule in enumerate(self.rules):
-            if self.skipping[i] is not None:
-                continue
-            if rule.on_visit(node):
-                active = True
-            else:
+        self.ctx.nodes.append(node)
+        if isinstance(node, STATEMENT_TYPES):
+            self.ctx.statements.append(node)
+        for i, method in self._table(type(node).__name__, "visit"):
+            if self.skipping[i] is None and method(self.rules[i], node) is False:
                 self.skipping[i] = node
-        return active
+        return True
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
         result: Any = updated_node
-        for i, rule in enumerate(self.rules):
+        for i, method in self._table(type(original_node).__name__, "leave"):
             skipped = self.skipping[i]
             if skipped is not None and skipped is not original_node:
                 continue
-            self.skipping[i] = None
             if type(result) is type(original_node):
-                result = rule.on_leave(original_node, result)
-            else:
-                result = rule.finish(original_node, result)
+                result = method(self.rules[i], original_node, result)
+        for i, skipped in enumerate(self.skipping):
+            if skipped is original_node:
+                self.skipping[i] = None
+        self.ctx.nodes.pop()
+        if isinstance(original_node, STATEMENT_TYPES):
+            self.ctx.statements.pop()
+            notes = self.ctx.pending.pop(id(original_node), None)
+            if notes:
+                result = self.rules[0]._attach(result, notes)
         return result
 
 

@@ -1,0 +1,136 @@
+"""Cheap name resolution for the common case, with libcst scope analysis as the fallback.
+
+Full ``QualifiedNameProvider`` resolution (scope analysis) costs more than parsing and all rules
+together. Most files bind SDK names only through imports, so a per-file import table answers
+"what does this name/attribute chain refer to" exactly - except where an imported root name is
+also bound locally (``import mcp.types`` next to ``mcp = FastMCP(...)``, a parameter named like
+an import, a star import). Such files are resolved with the real scope analysis instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+
+def _dotted(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _targets(node: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(node, cst.Name):
+        yield node.value
+    elif isinstance(node, cst.Tuple | cst.List):
+        for element in node.elements:
+            yield from _targets(element.value)
+    elif isinstance(node, cst.StarredElement):
+        yield from _targets(node.value)
+
+
+class ImportTable:
+    """Local name -> qualified name for every import in the file (any depth)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.imports: dict[str, set[str]] = {}
+        self.local: set[str] = set()
+        self.star = False
+        self._walk(module.body)
+        self.ambiguous = self.star or any(len(v) > 1 for v in self.imports.values()) or bool(
+            self.local & set(self.imports)
+        )
+
+    def _bind_import(self, local: str, qualified: str) -> None:
+        self.imports.setdefault(local, set()).add(qualified)
+
+    def _walk(self, body: object) -> None:
+        for stmt in body:  # type: ignore[attr-defined]
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._small(small)
+            elif isinstance(stmt, cst.FunctionDef):
+                self.local.add(stmt.name.value)
+                params = stmt.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    self.local.add(param.name.value)
+                for star in (params.star_arg, params.star_kwarg):
+                    if isinstance(star, cst.Param):
+                        self.local.add(star.name.value)
+                self._walk(stmt.body.body)
+            elif isinstance(stmt, cst.ClassDef):
+                self.local.add(stmt.name.value)
+                self._walk(stmt.body.body)
+            elif isinstance(stmt, cst.BaseCompoundStatement):
+                if isinstance(stmt, cst.For):
+                    self.local.update(_targets(stmt.target))
+                if isinstance(stmt, cst.With):
+                    for item in stmt.items:
+                        if item.asname is not None:
+                            self.local.update(_targets(item.asname.name))
+                self._compound(stmt)
+
+    def _compound(self, stmt: cst.BaseCompoundStatement) -> None:
+        body = stmt.body
+        if isinstance(body, cst.IndentedBlock):
+            self._walk(body.body)
+        elif isinstance(body, cst.SimpleStatementSuite):
+            for small in body.body:
+                self._small(small)
+        for attr in ("orelse", "finalbody"):
+            other = getattr(stmt, attr, None)
+            if other is not None:
+                inner = getattr(other, "body", None)
+                if isinstance(inner, cst.IndentedBlock):
+                    self._walk(inner.body)
+                elif isinstance(other, cst.If):
+                    self._compound(other)
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name is not None:
+                self.local.update(_targets(handler.name.name))
+            if isinstance(handler.body, cst.IndentedBlock):
+                self._walk(handler.body.body)
+
+    def _small(self, small: cst.BaseSmallStatement) -> None:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                name = _dotted(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self._bind_import(alias.asname.name.value, name)
+                else:
+                    self._bind_import(name.split(".")[0], name.split(".")[0])
+        elif isinstance(small, cst.ImportFrom):
+            if small.relative:
+                return
+            module = _dotted(small.module) or ""
+            if isinstance(small.names, cst.ImportStar):
+                self.star = True
+                return
+            for alias in small.names:
+                name = _dotted(alias.name) or ""
+                local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+                self._bind_import(local, f"{module}.{name}")
+        elif isinstance(small, cst.Assign):
+            for target in small.targets:
+                self.local.update(_targets(target.target))
+        elif isinstance(small, cst.AnnAssign | cst.AugAssign):
+            self.local.update(_targets(small.target))
+        elif isinstance(small, cst.Global | cst.Nonlocal):
+            self.local.update(n.name.value for n in small.names)
+
+    def qualified(self, node: cst.CSTNode) -> set[str]:
+        text = _dotted(node) if isinstance(node, cst.Name | cst.Attribute) else None
+        if text is None:
+            return set()
+        root, _, rest = text.partition(".")
+        found = self.imports.get(root)
+        if not found:
+            return set()
+        return {f"{q}.{rest}" if rest else q for q in found}
+
+    def bound(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Name) and (node.value in self.imports or node.value in self.local)
