@@ -402,6 +402,8 @@ class LegacySession:
             if method == "initialize":
                 return jsonrpc.error_response(rid, jsonrpc.INVALID_REQUEST, "Invalid Request: the session is already initialized")
             if method == "logging/setLevel":
+                # Accepted even when discover does not list `logging` (deprecated in 2026): servers still log
+                # to requests that carry a logLevel, and stamping it costs nothing.
                 self.identity.log_level = lf.validate_log_level(msg.get("params"))
                 return jsonrpc.result_response(rid, {})
             if method in ("resources/subscribe", "resources/unsubscribe"):
@@ -464,7 +466,7 @@ class LegacySession:
         token = (canonical["params"].get("_meta") or {}).get("progressToken")
         try:
             resp = await self.upstream.call(canonical, ctx, emit)
-            completed_urls: list[str] = []
+            accepted_urls: dict[str, str] = {}  # input key -> elicitationId of accepted URL elicitations
             rounds = 0
             while lf.result_type(resp) == "input_required":
                 if not lf.is_mrtr_method(method):
@@ -483,15 +485,15 @@ class LegacySession:
                     responses = {p.key: lf.input_response(p, a) for p, a in zip(round_inputs, answers, strict=True)}
                 except lf.MrtrAbort as abort:
                     return abort.to_response(rid)
-                for p in round_inputs:
-                    if p.elicitation_id and responses.get(p.key, {}).get("action") == "accept":
-                        completed_urls.append(p.elicitation_id)
+                accepted_urls.update(lf.accepted_url_elicitations(round_inputs, responses))
                 if not round_inputs:
                     await asyncio.sleep(min(0.05 * rounds, 1.0))  # requestState-only (load shedding): back off a little
                 retry = lf.retry_request(canonical, rid, responses, result.get("requestState"))
                 resp = await self.upstream.call(retry, ctx, emit)
-            for eid in completed_urls:
-                await send(lf.elicitation_complete(eid))
+                # The upstream moved past a URL elicitation once it stops asking it: tell the client it completed.
+                for key, eid in lf.finished_url_elicitations(accepted_urls, resp):
+                    accepted_urls.pop(key, None)
+                    await send(lf.elicitation_complete(eid))
             return lf.to_legacy_response(method, resp, rid, msg.get("params") if isinstance(msg.get("params"), dict) else None)
         finally:
             if token is not None:

@@ -470,6 +470,27 @@ def retry_request(canonical: Message, id: RequestId, input_responses: dict[str, 
     return jsonrpc.request(id, canonical["method"], params)
 
 
+def accepted_url_elicitations(round_inputs: list[PendingInput], responses: dict[str, Any]) -> dict[str, str]:
+    """``{input key: elicitationId}`` for the URL elicitations of a round that the client accepted."""
+    out: dict[str, str] = {}
+    for p in round_inputs:
+        answer = responses.get(p.key)
+        if p.elicitation_id and isinstance(answer, dict) and answer.get("action") == "accept":
+            out[p.key] = p.elicitation_id
+    return out
+
+
+def finished_url_elicitations(accepted: dict[str, str], response: Message) -> list[tuple[str, str]]:
+    """Accepted URL elicitations the upstream no longer asks for after a retry (all of them once it stops asking)."""
+    still: set[str] = set()
+    if result_type(response) == "input_required":
+        requests = response["result"].get("inputRequests")
+        if isinstance(requests, dict):
+            still = {k for k, v in requests.items() if isinstance(v, dict) and v.get("method") == "elicitation/create"
+                     and isinstance(v.get("params"), dict) and v["params"].get("mode") == "url"}
+    return [(key, eid) for key, eid in accepted.items() if key not in still]
+
+
 def elicitation_complete(elicitation_id: str) -> Message:
     return jsonrpc.notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
 

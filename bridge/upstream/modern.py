@@ -156,7 +156,8 @@ class ModernHttpUpstream(Upstream):
         if self._client is None:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
-                limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+                # Every legacy session holds one long-lived listen stream: do not cap open connections.
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
             )
 
     async def aclose(self) -> None:

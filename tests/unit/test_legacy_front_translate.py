@@ -443,6 +443,21 @@ def test_retry_request_echoes_state_byte_for_byte() -> None:
     assert "inputResponses" not in canonical["params"]
 
 
+def test_url_elicitation_completion_tracking() -> None:
+    url_req = {"method": "elicitation/create", "params": example("ElicitRequestURLParams")}
+    result = {"resultType": "input_required", "inputRequests": {"login": url_req, "form": example("ElicitRequest")}}
+    round_inputs = lf.input_round(result, FULL_CAPS, _ids(), lambda: "eid-7")
+    accepted = lf.accepted_url_elicitations(round_inputs, {"login": {"action": "accept"}, "form": {"action": "accept"}})
+    assert accepted == {"login": "eid-7"}
+    assert lf.accepted_url_elicitations(round_inputs, {"login": {"action": "decline"}}) == {}
+    still_asking = {"result": {"resultType": "input_required", "inputRequests": {"login": url_req}}}
+    assert lf.finished_url_elicitations(accepted, still_asking) == []
+    moved_on = {"result": {"resultType": "input_required", "inputRequests": {"other": example("ElicitRequest")}}}
+    assert lf.finished_url_elicitations(accepted, moved_on) == [("login", "eid-7")]
+    assert lf.finished_url_elicitations(accepted, {"result": {"resultType": "complete"}}) == [("login", "eid-7")]
+    assert lf.finished_url_elicitations(accepted, {"error": {"code": -32603, "message": "x"}}) == [("login", "eid-7")]
+
+
 def test_elicitation_complete_and_cancel_frames() -> None:
     legacy("ElicitationCompleteNotification", lf.elicitation_complete("eid-1"))
     legacy("CancelledNotification", lf.cancel_notification("bridge-1", "gone"))
