@@ -134,6 +134,43 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP004", """
+        from mcp.client.streamable_http import streamable_http_client
+        async def go(url: str) -> None:
+            async with streamable_http_client(url) as (read, write, _):
+                pass
+        """, """
+        from mcp.client.streamable_http import streamable_http_client
+        async def go(url: str) -> None:
+            async with streamable_http_client(url) as (read, write):
+                pass
+        """, {"fixed"}),
+    Case("MCP004", """
+        from mcp.client.streamable_http import streamable_http_client
+        async def go(url: str) -> None:
+            async with streamable_http_client(url) as (read, write, get_session_id):
+                print(get_session_id())
+        """, None, {"manual"}, 1),
+    Case("MCP006", """
+        from mcp.client.streamable_http import streamablehttp_client
+        async def go(url: str) -> None:
+            async with streamablehttp_client(url) as streams:
+                pass
+        """, """
+        from mcp.client.streamable_http import streamable_http_client
+        async def go(url: str) -> None:
+            async with streamable_http_client(url) as streams:
+                pass
+        """, {"fixed"}),
+    Case("MCP012", """
+        from mcp import ClientSession
+        from mcp.shared.context import RequestContext
+        async def sampling(ctx: RequestContext[ClientSession, None], params: object) -> None: ...
+        """, """
+        from mcp import ClientSession
+        from mcp.client.context import ClientRequestContext
+        async def sampling(ctx: ClientRequestContext, params: object) -> None: ...
+        """, {"fixed"}),
     Case("MCP018", """
         from typing import Any
         from mcp.server.fastmcp import Context
@@ -347,6 +384,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP004", "from myhttp import streamable_http_client\nasync def f():\n"
+               "    async with streamable_http_client(u) as (a, b, c):\n        pass\n"),
+    ("MCP006", "def streamablehttp_client(url): ...\nstreamablehttp_client('x')\n"),
+    ("MCP012", "from mylib import RequestContext\nx: RequestContext[int, None]\n"),
     ("MCP018", "from mylib import Context, ServerSession\nx: Context[ServerSession, None]\n"),
     ("MCP026", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(name='x')\nfrom mylib import Other\nOther()\n"),
     ("MCP043", "import mcp.types\ndef f(ctx):\n    return ctx.fastmcp\n"),

@@ -1,0 +1,87 @@
+"""MCP012 requestcontext-split: ``mcp.shared.context.RequestContext[...]`` -> the split classes.
+
+``RequestContext[ClientSession, ...]`` -> bare ``ClientRequestContext`` (not subscriptable);
+``RequestContext[ServerSession, L(, R)]`` -> ``ServerRequestContext[L(, R)]``. The new class is
+imported next to the old import (which stays while other names use it); other shapes get a marker.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import RuleTransformer
+
+OLD = frozenset({"mcp.shared.context.RequestContext"})
+CLIENT = frozenset({"mcp.ClientSession", "mcp.client.session.ClientSession"})
+SERVER = frozenset({"mcp.server.session.ServerSession", "mcp.server.ServerSession"})
+IMPORTS = {
+    "ClientRequestContext": "from mcp.client.context import ClientRequestContext\n",
+    "ServerRequestContext": "from mcp.server.context import ServerRequestContext\n",
+}
+
+
+class Rule(RuleTransformer):
+    META = RuleMeta("MCP012", "requestcontext-split", Kind.REQUIRED, Safety.SAFE,
+                    "`RequestContext[...]` -> `ClientRequestContext` / `ServerRequestContext[L, R]`")
+    TRIGGERS = ("RequestContext",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.needed: set[str] = set()
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        if not self.resolves_to(original_node.value, OLD):
+            return updated_node
+        first = original_node.slice[0].slice
+        session = first.value if isinstance(first, cst.Index) else None
+        if session is not None and self.resolves_to(session, CLIENT):
+            if self.report(original_node, "-> `ClientRequestContext`", fixed=True):
+                self.needed.add("ClientRequestContext")
+                return cst.Name("ClientRequestContext")
+            return updated_node
+        if session is not None and self.resolves_to(session, SERVER) and len(updated_node.slice) > 1:
+            if self.report(original_node, "-> `ServerRequestContext[...]` without the session argument", fixed=True):
+                self.needed.add("ServerRequestContext")
+                rest = list(updated_node.slice[1:])
+                rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                return cst.Subscript(value=cst.Name("ServerRequestContext"), slice=rest)
+            return updated_node
+        self.report(original_node, "RequestContext was split: use ClientRequestContext (client callbacks) or "
+                                   "ServerRequestContext[L, R]", fixed=False)
+        return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        missing = [IMPORTS[n] for n in sorted(self.needed) if IMPORTS[n] not in updated_node.code]
+        if not missing:
+            return updated_node
+        body = [self._drop_dead_import(stmt, updated_node) for stmt in updated_node.body]
+        body = [stmt for stmt in body if stmt is not None]
+        position = 0
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
+                position = i + 1
+        new = [cst.parse_statement(line) for line in missing]
+        return updated_node.with_changes(body=[*body[:position], *new, *body[position:]])
+
+    @staticmethod
+    def _drop_dead_import(stmt: cst.BaseStatement, module: cst.Module) -> cst.BaseStatement | None:
+        """Remove ``RequestContext`` from ``from mcp.shared.context import ...`` once nothing uses it."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.ImportFrom)):
+            return stmt
+        imp = stmt.body[0]
+        if isinstance(imp.names, cst.ImportStar) or cst.Module([]).code_for_node(imp.module or cst.Name("")) != (
+            "mcp.shared.context"
+        ):
+            return stmt
+        uses = len(re.findall(r"\bRequestContext\b", module.code))
+        if uses != 1:
+            return stmt
+        kept = [a for a in imp.names if not (isinstance(a.name, cst.Name) and a.name.value == "RequestContext")]
+        if not kept:
+            return None
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return stmt.with_changes(body=[imp.with_changes(names=kept)])
