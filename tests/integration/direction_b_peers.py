@@ -457,6 +457,9 @@ async def scenarios(session, peer, which, out):
             out["question_withdrawn"] = True
             out["ping_after_cancel"] = dump(await session.send_ping())
             tg.cancel_scope.cancel()
+    if "nocaps" in which:
+        out["nocaps_ask_name"] = await call(session, "ask_name")
+        out["nocaps_inputs"] = peer.inputs
     if "crash" in which:
         out["crash"] = await call(session, "crash")
         out["after_crash"] = await call(session, "add", {"a": 1, "b": 1})
@@ -489,10 +492,11 @@ async def main():
         raw_read, write = streams[0], streams[1]
         tapped, read = anyio.create_memory_object_stream(100)
         tg.start_soon(peer.tap, raw_read, tapped)
-        async with ClientSession(read, write, read_timeout_seconds=timedelta(seconds=120),
-                                 sampling_callback=peer.sample, elicitation_callback=peer.elicit,
-                                 list_roots_callback=peer.roots, logging_callback=peer.on_log,
-                                 message_handler=peer.on_message) as session:
+        # scenario "nocaps": a client that declares no client capabilities at all
+        inputs = {} if "nocaps" in which else dict(sampling_callback=peer.sample, elicitation_callback=peer.elicit,
+                                                   list_roots_callback=peer.roots)
+        async with ClientSession(read, write, read_timeout_seconds=timedelta(seconds=120), **inputs,
+                                 logging_callback=peer.on_log, message_handler=peer.on_message) as session:
             peer.session = session
             init = await session.initialize()
             out["init"] = dump(init)

@@ -217,6 +217,16 @@ async def test_headers_and_input_failures(front_kind: str, upstream_kind: str, s
     assert out["declined"]["content"][0]["text"] == "action=decline"
 
 
+@pytest.mark.parametrize("front_kind", ["http", "stdio"])
+async def test_undeclared_capability(front_kind: str, scripts: dict[str, Path]) -> None:
+    """The bridge never sends a 2025 client a request for a capability it did not declare."""
+    async with bridged(front_kind, "http", scripts) as target:
+        out = await run_client(scripts, "nocaps", target)
+    assert out["nocaps_ask_name"]["error"]["code"] == -32603
+    assert "did not declare" in out["nocaps_ask_name"]["error"]["message"]
+    assert out["nocaps_inputs"] == []
+
+
 @pytest.mark.parametrize("front_kind,upstream_kind", COMBOS)
 async def test_cancellation(front_kind: str, upstream_kind: str, scripts: dict[str, Path], tmp_path: Path) -> None:
     """notifications/cancelled from the 2025 client reaches the 2026 server (stream close / cancelled), and
