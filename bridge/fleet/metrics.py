@@ -89,6 +89,15 @@ class Metrics:
         fam = self._counters[name]
         return fam.values.get(fam.key(labels), 0.0)
 
+    def totals(self, name: str, by: str, **where: str) -> dict[str, float]:
+        """Counter ``name`` summed per value of label ``by``, over the series matching ``where``."""
+        out: dict[str, float] = {}
+        for key, value in self._counters[name].values.items():
+            labels = dict(key)
+            if all(labels.get(k) == v for k, v in where.items()):
+                out[labels[by]] = out.get(labels[by], 0.0) + value
+        return out
+
     def render(self, gauges: Iterable[tuple[str, str, str, list[tuple[dict[str, str], float]]]] = ()) -> str:
         """Text exposition. ``gauges``: (name, kind, help, [(labels, value)]) computed at scrape time."""
         out: list[str] = []

@@ -182,6 +182,8 @@ class Router:
         servers = {name: e.upstream.status() for name, e in sorted(self.entries.items())}
         for name, e in self.entries.items():
             servers[name]["pids"] = e.upstream.pids()
+            servers[name]["requests_by_client_era"] = {
+                era: int(n) for era, n in sorted(self.metrics.totals("requests_total", "client_era", server=name).items())}
         return {"status": "ok", "config": str(self.path), "loaded_at": self.loaded_at, "servers": servers}
 
     def render_metrics(self) -> str:

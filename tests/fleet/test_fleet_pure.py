@@ -30,6 +30,9 @@ def test_metrics_exposition_round_trips() -> None:
     assert samples["mcp_bridge_latency_seconds_count"] == [({"server": "a"}, 3.0)]
     assert samples["mcp_bridge_latency_seconds_sum"] == [({"server": "a"}, 5.55)]
     assert samples["mcp_bridge_parked_calls"] == [({"server": "a\nb"}, 3.0)]
+    m.inc("requests_total", {"server": "z", "method": "tools/list"})
+    assert m.totals("requests_total", "server") == {'a"b': 3, "z": 1}
+    assert m.totals("requests_total", "method", server="z") == {"tools/list": 1}
     with pytest.raises(ValueError):
         m.inc("requests_total", {"server": "a"})
 

@@ -4,6 +4,7 @@ call a tool; a broken server affects only itself; /healthz and /metrics tell who
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import fleet_peers as fp
@@ -18,6 +19,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[fp.FleetBridge]:
     tmp = tmp_path_factory.mktemp("fleet")
     with fp.http_samples() as urls:
         servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")},
+                   "hung": {"command": "sleep", "args": ["120"], "era": fp.LEGACY, "connect_timeout": 1, "request_timeout": 2},
                    "traced": {"command": fp.peers.legacy_python(), "args": fp.gate_cmd()[1:],
                               "env_passthrough": ["PATH", "HOME"], "env": {"FLEET_GIVEN": "given"}}}
         with fp.fleet_bridge(tmp, servers, env={"FLEET_SECRET": "s3cret"}) as bridge:
@@ -64,6 +66,26 @@ def test_broken_and_unknown_servers_fail_alone(fleet: fp.FleetBridge) -> None:
         assert health[name]["era"] == era
 
 
+def test_a_hung_server_does_not_hold_up_the_others(fleet: fp.FleetBridge) -> None:
+    """A server that never answers: calls to it fail after its own timeouts; the others answer meanwhile."""
+    import anyio
+
+    async def main() -> tuple[dict, list[str]]:
+        async with httpx.AsyncClient(timeout=120) as client:
+            hung = asyncio.create_task(fp.rpc(client, fleet.url("hung"), "tools/call", {"name": "echo", "arguments": {"text": "x"}}))
+
+            async def hung_in_flight() -> bool:
+                return (await client.get(f"{fleet.base}/servers/hung/healthz")).json()["inflight"] >= 1
+
+            await fp.until(hung_in_flight, "the call to the hung server to be in flight")
+            answers = [await fp.echo(client, fleet.url(name), name) for name in fp.EXPECTED_ERA]
+            return await hung, answers
+
+    frame, answers = anyio.run(main, backend="asyncio")
+    assert answers == list(fp.EXPECTED_ERA)
+    assert frame["error"]["code"] == -32603
+
+
 def test_healthz_and_metrics_name_eras(fleet: fp.FleetBridge) -> None:
     import anyio
 
@@ -88,7 +110,9 @@ def test_healthz_and_metrics_name_eras(fleet: fp.FleetBridge) -> None:
 
 @fp.needs_legacy_front
 def test_metrics_count_2025_clients(fleet: fp.FleetBridge) -> None:
+    before = fleet.health()["servers"]["modern-http"]["requests_by_client_era"].get(fp.LEGACY, 0)
     fp.run_client("legacy", fleet.url("modern-http"))
+    assert fleet.health()["servers"]["modern-http"]["requests_by_client_era"][fp.LEGACY] >= before + 3
     text = fleet.metrics()
     assert fp.metric(text, "mcp_bridge_requests_total", server="modern-http", client_era=fp.LEGACY,
                      upstream_era=fp.MODERN, method="tools/call", outcome="ok") >= 3
