@@ -134,6 +134,37 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP005", """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if result.isError:
+                print(result.structuredContent)
+            for tool in (await session.list_tools()).tools:
+                print(tool.inputSchema)
+        """, """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if result.is_error:
+                print(result.structured_content)
+            for tool in (await session.list_tools()).tools:
+                print(tool.input_schema)
+        """, {"fixed"}),
+    Case("MCP005", """
+        import mcp.types as types
+        def show(item: object) -> None:
+            print(item.mimeType)
+        """, None, {"manual"}, 1),
+    Case("MCP017", """
+        import mcp.types as types
+        def dump(result: types.CallToolResult) -> dict:
+            return result.model_dump(exclude_none=True)
+        """, """
+        import mcp.types as types
+        def dump(result: types.CallToolResult) -> dict:
+            return result.model_dump(exclude_none=True, by_alias=True)
+        """, {"fixed"}),
     Case("MCP004", """
         from mcp.client.streamable_http import streamable_http_client
         async def go(url: str) -> None:
@@ -384,6 +415,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP005", "import json\ntool = json.loads('{}')\nprint(tool['inputSchema'])\nclass M:\n    isError: bool\nM().isError\n"),
+    ("MCP017", "from pydantic import BaseModel\nclass Mine(BaseModel):\n    x: int\nMine(x=1).model_dump()\n"),
     ("MCP004", "from myhttp import streamable_http_client\nasync def f():\n"
                "    async with streamable_http_client(u) as (a, b, c):\n        pass\n"),
     ("MCP006", "def streamablehttp_client(url): ...\nstreamablehttp_client('x')\n"),

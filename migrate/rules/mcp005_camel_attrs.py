@@ -1,0 +1,64 @@
+"""MCP005 camel-attrs: camelCase attribute reads/writes on MCP models -> snake_case.
+
+Only receivers provably of an ``mcp.types`` model are renamed (see ``provenance``); dict keys,
+strings, keyword arguments and the project's own classes are never touched (guards G2/G3). A
+camelCase field read on an unproven receiver in a file that uses ``mcp.types`` gets a marker.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.provenance import Provenance
+
+CAMEL_FIELDS = frozenset(
+    """clientInfo costPriority createMessage createdAt destructiveHint elicitationId hasMore idempotentHint
+    includeContext inputSchema intelligencePriority isError lastUpdatedAt listChanged maxTokens mimeType
+    modelPreferences nextCursor openWorldHint outputSchema pollInterval progressToken protocolVersion readOnlyHint
+    requestId requestedSchema resourceTemplates serverInfo speedPriority statusMessage stopReason stopSequences
+    structuredContent systemPrompt taskId taskSupport toolChoice toolUseId uriTemplate websiteUrl""".split()
+)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Rule(Provenance):
+    META = RuleMeta("MCP005", "camel-attrs", Kind.REQUIRED, Safety.REVIEW,
+                    "camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)")
+    TRIGGERS = tuple(sorted(CAMEL_FIELDS))
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.own_fields: set[str] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        self.own_fields.add(small.target.value)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        name = updated_node.attr.value
+        if name not in CAMEL_FIELDS or name in self.own_fields:
+            return updated_node
+        if name == "progressToken" and isinstance(original_node.value, cst.Attribute) and (
+            original_node.value.attr.value == "meta"
+        ):
+            return updated_node  # RequestParamsMeta is a TypedDict now (MCP041)
+        if not self.provable(original_node.value):
+            if "mcp.types" in self.ctx.code or "from mcp import" in self.ctx.code:
+                self.report(original_node, f"if this is an MCP model, read `.{snake(name)}` (v2 fields are snake_case)",
+                            fixed=False)
+            return updated_node
+        if not self.can_fix:
+            self.report(original_node, f"`.{name}` -> `.{snake(name)}`", fixed=False)
+            return updated_node
+        if self.report(original_node, f"`.{name}` -> `.{snake(name)}`", fixed=True):
+            return updated_node.with_changes(attr=cst.Name(snake(name)))
+        return updated_node
