@@ -253,6 +253,8 @@ class ModernHttpUpstream(Upstream):
                                               "Upstream rejected the bridge's routing headers", resp["error"])
         if method == "tools/list" and isinstance(resp.get("result"), dict):
             resp = {**resp, "result": self._learn_tools(resp["result"])}
+            if "cursor" not in params and not resp["result"].get("nextCursor"):
+                self._tools_loaded = True  # a complete listing went by: the schema cache is whole
         return resp
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from direction_b_peers import MODERN_SERVER
 
@@ -147,3 +148,57 @@ async def test_http_unreachable_is_an_upstream_error() -> None:
             await up.call(req(1, "tools/list"), CTX, jsonrpc_discard)
     finally:
         await up.aclose()
+
+
+async def test_http_request_headers() -> None:
+    """The headers a 2026 server sees: version, method, name (base64 when unsafe), mirrored params, auth, trace."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    seen: list[tuple[dict[str, str], Message]] = []
+    tool = {"name": "regional", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}, "count": {"type": "integer", "x-mcp-header": "Count"}}}}
+    bad_tool = {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}}
+
+    async def endpoint(request: Request) -> Response:
+        body = jsonrpc.loads(await request.body())
+        seen.append((dict(request.headers), body))
+        if body["method"] == "tools/list":
+            result: Message = {"resultType": "complete", "tools": [tool, bad_tool], "ttlMs": 0, "cacheScope": "private"}
+        else:
+            result = {"resultType": "complete", "content": []}
+        return Response(jsonrpc.dumps(jsonrpc.result_response(body["id"], result)), media_type="application/json")
+
+    port = peers.free_port()
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])]), host="127.0.0.1",
+                                           port=port, log_level="warning", lifespan="off"))
+    task = asyncio.create_task(server.serve())
+    up = ModernHttpUpstream(f"http://127.0.0.1:{port}/mcp", Settings(), headers={"X-Static": "yes"})
+    try:
+        await anyio.to_thread.run_sync(peers.wait_port, port)
+        ctx = CallContext(authorization="Bearer t0k", trace={"traceparent": "00-abc-def-01"})
+        listed = await up.call(req(1, "tools/list"), ctx, jsonrpc_discard)
+        assert [t["name"] for t in listed["result"]["tools"]] == ["regional"]  # invalid annotation: dropped (MUST)
+        await up.call(req(2, "tools/call", name="regional", arguments={"region": "Zürich", "count": 7}), ctx, jsonrpc_discard)
+        await up.call(req(3, "resources/read", uri="file:///a b/ü"), ctx, jsonrpc_discard)
+    finally:
+        await up.aclose()
+        server.should_exit = True
+        await task
+    headers = {body["method"]: h for h, body in seen}
+    for h in headers.values():
+        assert h["mcp-protocol-version"] == "2026-07-28"
+        assert h["accept"] == "application/json, text/event-stream"
+        assert h["authorization"] == "Bearer t0k" and h["traceparent"] == "00-abc-def-01" and h["x-static"] == "yes"
+        assert "mcp-session-id" not in h
+    call = headers["tools/call"]
+    assert call["mcp-method"] == "tools/call" and call["mcp-name"] == "regional"
+    assert call["mcp-param-region"] == "=?base64?WsO8cmljaA==?=" and call["mcp-param-count"] == "7"
+    read = headers["resources/read"]
+    assert read["mcp-name"] == "=?base64?ZmlsZTovLy9hIGIvw7w=?="
+    assert "mcp-name" not in headers["tools/list"]
+    # the caller's own tools/list filled the schema cache: no extra listing before the call
+    assert [body["method"] for _h, body in seen] == ["tools/list", "tools/call", "resources/read"]
