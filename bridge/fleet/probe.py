@@ -54,7 +54,8 @@ def features(era: str, capabilities: dict[str, Any], tools: list[dict[str, Any]]
     list_changed = [k for k in ("tools", "prompts", "resources") if isinstance(caps.get(k), dict) and caps[k].get("listChanged")]
     if legacy:
         add("server-requests", TRANSLATED,
-            "sampling/elicitation/roots requests from the server become input_required results for 2026 clients")
+            "possible on any call (not visible statically): sampling/elicitation/roots requests from the server "
+            "become input_required results for 2026 clients")
         if resources.get("subscribe") or list_changed:
             parts = (["resources/subscribe"] if resources.get("subscribe") else []) + [f"{k} listChanged" for k in list_changed]
             add("subscriptions", TRANSLATED, ", ".join(parts) + " -> subscriptions/listen")
@@ -62,7 +63,8 @@ def features(era: str, capabilities: dict[str, Any], tools: list[dict[str, Any]]
             add("logging", TRANSLATED, "logging/setLevel per session <-> logLevel per request")
         add("sessions", TRANSLATED, "initialize handshake and Mcp-Session-Id pooled by the bridge")
     else:
-        add("input-required", TRANSLATED, "input_required results (MRTR) become server->client requests for 2025 clients")
+        add("input-required", TRANSLATED, "possible on any call (not visible statically): input_required results (MRTR) "
+            "become server->client requests for 2025 clients")
         if resources.get("subscribe") or list_changed:
             add("subscriptions", TRANSLATED, "subscriptions/listen -> resources/subscribe and list_changed notifications")
         if "logging" in caps:

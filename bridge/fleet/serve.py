@@ -334,8 +334,10 @@ def serve_fleet(config_path: str, host: str, port: int) -> None:
     import uvicorn
 
     use_json_logs()
-    try:
-        fc.load(config_path)  # fail fast, before binding, with the line-aware message
+    try:  # fail fast, before binding, with the line-aware message
+        cfg = fc.load(config_path)
+        for name, server in cfg.enabled().items():
+            fc.server_target(name, server, base_dir=Path(config_path).parent)
     except fc.ConfigError as exc:
         print(f"mcp-bridge: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -80,3 +80,11 @@ def test_probe_rejects_a_bad_config(tmp_path: Path) -> None:
     proc = fp.run_cli("probe", "--config", str(bad))
     assert proc.returncode == 2
     assert "bad.toml:1: servers.a: give exactly one of 'command' (stdio) or 'url' (HTTP)" in proc.stderr
+
+
+def test_serve_rejects_a_bad_config_before_listening(tmp_path: Path) -> None:
+    bad = tmp_path / "fleet.toml"
+    bad.write_text('[servers.a]\nurl = "http://127.0.0.1:1/mcp"\nbearer_env = "FLEET_TEST_UNSET_TOKEN"\n')
+    proc = fp.run_cli("serve", "--config", str(bad), "--listen", f"127.0.0.1:{fp.peers.free_port()}")
+    assert proc.returncode == 2
+    assert "server 'a': environment variable FLEET_TEST_UNSET_TOKEN (bearer_env) is not set" in proc.stderr

@@ -156,3 +156,16 @@ def test_passthrough_classification_and_sse_outcome() -> None:
     scan = passthrough.SseOutcome()
     scan.feed(b'data: {"id": 3, "result": {}}\n')
     assert scan.outcome == "ok"
+
+
+def test_structured_log_lines() -> None:
+    import logging
+
+    from bridge.fleet.serve import JsonFormatter
+
+    record = logging.LogRecord("mcp_bridge.fleet", logging.INFO, __file__, 1, "server %s swapped", ("a",), None)
+    record.event, record.server, record.generation = "swap", "a", 2
+    line = json.loads(JsonFormatter().format(record))
+    assert line["msg"] == "server a swapped" and line["level"] == "info" and line["logger"] == "mcp_bridge.fleet"
+    assert (line["event"], line["server"], line["generation"]) == ("swap", "a", 2)
+    assert line["ts"].endswith("Z") and "args" not in line
