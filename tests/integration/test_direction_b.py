@@ -506,3 +506,34 @@ async def test_stdio_front_bad_input(scripts: dict[str, Path]) -> None:
         proc.stdin.close()
         with anyio.fail_after(60):
             await proc.wait()
+
+
+async def test_relisten_after_upstream_restart(scripts: dict[str, Path]) -> None:
+    """The stdio upstream dies: the session's listen is re-opened on the respawned child and, since changes may have
+    been missed meanwhile, the 2025 client gets synthetic list_changed / updated notifications on its GET stream."""
+    settings = Settings(front_era="2025-11-25", upstream_era="2026-07-28")
+    async with modern_upstream("stdio", scripts["server.py"], settings) as (upstream, _t), \
+            serve_front(upstream, settings) as (url, _front):
+        assert isinstance(upstream, ModernStdioUpstream)
+        async with httpx.AsyncClient(headers=ACCEPT, timeout=60) as http:
+            r = await http.post(url, json=INIT)
+            h = {"Mcp-Session-Id": r.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                                           "params": {"uri": "memo://readme"}}, headers=h)
+            assert r.json()["result"] == {}
+            upstream.process.kill()
+            methods: set[str] = set()
+            async with http.stream("GET", url, headers={**h, "Accept": "text/event-stream"}) as resp:
+                buffer = ""
+                async for chunk in resp.aiter_text():
+                    buffer += chunk
+                    methods = {m["method"] for _i, m in _sse_events(buffer) if m}
+                    if {"notifications/tools/list_changed", "notifications/resources/updated"} <= methods:
+                        break
+            assert {"notifications/tools/list_changed", "notifications/prompts/list_changed",
+                    "notifications/resources/list_changed", "notifications/resources/updated"} <= methods
+            assert upstream.process.restarts == 1
+            # the session keeps working on the new child
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                           "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}, headers=h)
+            assert '"text":"3"' in r.text
