@@ -202,3 +202,48 @@ async def test_http_request_headers() -> None:
     assert "mcp-name" not in headers["tools/list"]
     # the caller's own tools/list filled the schema cache: no extra listing before the call
     assert [body["method"] for _h, body in seen] == ["tools/list", "tools/call", "resources/read"]
+
+
+async def test_http_header_mismatch_refreshes_schemas_and_retries_once() -> None:
+    """A server that starts annotating an argument answers -32020 to a call without the header: the upstream
+    re-lists the tools, rebuilds the headers from the body and retries once."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    calls: list[dict[str, str]] = []
+    plain = {"name": "regional", "inputSchema": {"type": "object", "properties": {"region": {"type": "string"}}}}
+    annotated = {"name": "regional", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    listings = [plain, annotated]
+
+    async def endpoint(request: Request) -> Response:
+        body = jsonrpc.loads(await request.body())
+        if body["method"] == "tools/list":
+            tool = listings.pop(0) if len(listings) > 1 else listings[0]
+            result: Message = {"resultType": "complete", "tools": [tool], "ttlMs": 0, "cacheScope": "private"}
+            return Response(jsonrpc.dumps(jsonrpc.result_response(body["id"], result)), media_type="application/json")
+        calls.append(dict(request.headers))
+        if request.headers.get("mcp-param-region") != body["params"]["arguments"]["region"]:
+            err = jsonrpc.error_response(body["id"], -32020, "Header mismatch: Mcp-Param-Region")
+            return Response(jsonrpc.dumps(err), status_code=400, media_type="application/json")
+        ok = jsonrpc.result_response(body["id"], {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]})
+        return Response(jsonrpc.dumps(ok), media_type="application/json")
+
+    port = peers.free_port()
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])]), host="127.0.0.1",
+                                           port=port, log_level="warning", lifespan="off"))
+    task = asyncio.create_task(server.serve())
+    up = ModernHttpUpstream(f"http://127.0.0.1:{port}/mcp", Settings())
+    try:
+        await anyio.to_thread.run_sync(peers.wait_port, port)
+        await up.call(req(1, "tools/list"), CTX, jsonrpc_discard)  # the stale listing (no annotation)
+        answer = await up.call(req(2, "tools/call", name="regional", arguments={"region": "eu"}), CTX, jsonrpc_discard)
+    finally:
+        await up.aclose()
+        server.should_exit = True
+        await task
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}}
+    assert len(calls) == 2 and "mcp-param-region" not in calls[0] and calls[1]["mcp-param-region"] == "eu"
