@@ -239,14 +239,17 @@ class ModernHttpUpstream(Upstream):
         method = request.get("method")
         caller_id = request["id"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        # A listing of our own carries the caller's identity but none of its request-scoped keys.
+        list_meta = {k: v for k, v in (params.get("_meta") or {}).items()
+                     if k in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)} or _bridge_meta(self.settings)
         if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(params.get("_meta") or _bridge_meta(self.settings), ctx)
+                await self._refresh_tools(list_meta, ctx)
         resp = await self._call_once(request, ctx, emit)
         if method == "tools/call" and isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
             # Our tool schemas are stale: refresh, rebuild the headers from the body, retry once.
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(params.get("_meta") or _bridge_meta(self.settings), ctx)
+                await self._refresh_tools(list_meta, ctx)
             resp = await self._call_once(request, ctx, emit)
             if isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
                 resp = jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
