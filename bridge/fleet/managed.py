@@ -102,6 +102,8 @@ class Slot:
     probe: ProbeResult | None = None
     probed_at: float = 0.0
     inflight: int = 0
+    streams: int = 0
+    """Open ``subscriptions/listen`` calls: long-lived, so they do not hold a replaced generation open."""
     retired: bool = False
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -183,8 +185,9 @@ class ManagedUpstream(Upstream):
     # --- calls --------------------------------------------------------------------------------------
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
-        slot = self.enter()
         method = str(request.get("method"))
+        stream = method == "subscriptions/listen"
+        slot = self.enter(stream)
         started = time.monotonic()
         outcome = "exception"
         up_era = "unknown"
@@ -211,18 +214,24 @@ class ManagedUpstream(Upstream):
             outcome = "cancelled"
             raise
         finally:
-            self.leave(slot)
+            self.leave(slot, stream)
             self.record(method, ctx.client_era, up_era, outcome, time.monotonic() - started, ctx.trace)
 
-    def enter(self) -> Slot:
+    def enter(self, stream: bool = False) -> Slot:
         """Count a call on the current generation (so a reload drains it before closing)."""
         slot = self.slot
-        slot.inflight += 1
-        slot.idle.clear()
+        if stream:
+            slot.streams += 1
+        else:
+            slot.inflight += 1
+            slot.idle.clear()
         return slot
 
     @staticmethod
-    def leave(slot: Slot) -> None:
+    def leave(slot: Slot, stream: bool = False) -> None:
+        if stream:
+            slot.streams -= 1
+            return
         slot.inflight -= 1
         if slot.inflight == 0:
             slot.idle.set()
@@ -360,6 +369,7 @@ class ManagedUpstream(Upstream):
             "target": slot.target.describe(),
             "generation": slot.generation,
             "inflight": slot.inflight,
+            "streams": slot.streams,
             "draining": sorted(s.generation for s in self.draining),
             "restarts": self.restarts(),
             "parked": self.parked(),

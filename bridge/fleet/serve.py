@@ -187,7 +187,7 @@ class Router:
         return {"status": "ok", "config": str(self.path), "loaded_at": self.loaded_at, "servers": servers}
 
     def render_metrics(self) -> str:
-        up, era, restarts, parked, inflight, draining, gen = [], [], [], [], [], [], []
+        up, era, restarts, parked, inflight, streams, draining, gen = [], [], [], [], [], [], [], []
         for name, e in sorted(self.entries.items()):
             st = e.upstream.status()
             up.append(({"server": name}, 1.0 if st["state"] == "ok" else 0.0))
@@ -196,6 +196,7 @@ class Router:
             restarts.append(({"server": name}, float(st["restarts"])))
             parked.append(({"server": name}, float(st["parked"])))
             inflight.append(({"server": name}, float(st["inflight"])))
+            streams.append(({"server": name}, float(st["streams"])))
             draining.append(({"server": name}, float(len(st["draining"]))))
             gen.append(({"server": name}, float(st["generation"])))
         return self.metrics.render([
@@ -204,6 +205,7 @@ class Router:
             ("upstream_restarts_total", "counter", "Upstream process respawns and lost sessions.", restarts),
             ("parked_calls", "gauge", "MRTR calls parked waiting for client input.", parked),
             ("inflight_calls", "gauge", "Calls in flight on the current generation.", inflight),
+            ("listen_streams", "gauge", "Open subscriptions/listen streams.", streams),
             ("draining_generations", "gauge", "Replaced upstreams still finishing their calls.", draining),
             ("upstream_generation", "gauge", "How many times the server's upstream was (re)built.", gen),
         ])

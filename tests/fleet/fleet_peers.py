@@ -222,6 +222,22 @@ async def rpc(client: httpx.AsyncClient, url: str, method: str, params: dict[str
     return resp.json()
 
 
+async def listen(client: httpx.AsyncClient, url: str, notifications: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ``subscriptions/listen`` stream, read to its end: every frame, the final response last."""
+    msg = canonical("subscriptions/listen", {"notifications": notifications})
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"}
+    frames: list[dict[str, Any]] = []
+    async with client.stream("POST", url, content=json.dumps(msg), headers=headers) as resp:
+        async for line in resp.aiter_lines():
+            if line.startswith("data:"):
+                frame = json.loads(line[5:])
+                frames.append(frame)
+                if frame.get("id") == msg["id"]:
+                    break
+    return frames
+
+
 async def tool(client: httpx.AsyncClient, url: str, name: str, arguments: dict[str, Any]) -> tuple[str, str | None]:
     """Call a tool; (first text content, the answering server's name). Raises on any failure."""
     frame = await rpc(client, url, "tools/call", {"name": name, "arguments": arguments})

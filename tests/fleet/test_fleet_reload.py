@@ -59,6 +59,12 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
             return (await health(client, bridge))["swap"]["inflight"] >= GATED_CALLS
 
         await fp.until(gated_in_flight, "the gated calls to be in flight on the old upstream")
+        listening = asyncio.create_task(fp.listen(client, bridge.url("swap"), {"toolsListChanged": True}))
+
+        async def stream_open() -> bool:
+            return (await health(client, bridge))["swap"]["streams"] >= 1
+
+        await fp.until(stream_open, "the listen stream to be open on the old upstream")
 
         stats: dict[str, Counter[str]] = defaultdict(Counter)
         errors: list[str] = []
@@ -117,9 +123,10 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
         async def drained() -> bool:
             return (await health(client, bridge))["swap"]["draining"] == []
 
-        await fp.until(drained, "the old upstream to close once its calls finished")
+        await fp.until(drained, "the old upstream to close once its calls finished (an open listen must not hold it)")
+        listen_frames = await listening
         after = (await health(client, bridge))["swap"]
-        return {"stats": stats, "errors": errors, "served_by": served_by, "reload": reload_answer,
+        return {"listen": listen_frames, "stats": stats, "errors": errors, "served_by": served_by, "reload": reload_answer,
                 "during": during, "after": after, "gated": gated_results}
 
 
@@ -143,6 +150,9 @@ def test_staged_upgrade_under_load(tmp_path: Path, urls: dict[str, str]) -> None
         # in-flight calls on the old upstream completed, after the swap
         assert out["during"]["generation"] == 2 and out["during"]["draining"] == [1]
         assert [g[0] for g in out["gated"]] == [f"released {gate}"] * GATED_CALLS
+        # the listen stream on the old upstream did not hold the drain; it ended with a final result
+        assert "result" in out["listen"][-1], out["listen"]
+        assert out["listen"][0].get("method") == "notifications/subscriptions/acknowledged", out["listen"][0]
         assert {g[1] for g in out["gated"]} == {"legacy-everything"}
         # new calls went to the new upstream
         assert set(out["served_by"]["after"]) == {"modern-everything"}
