@@ -154,6 +154,8 @@ class _Listener:
     async def _apply_locked(self, filt: dict[str, Any]) -> dict[str, Any]:
         if self.closed:
             return {}
+        if self.unsupported and filt:
+            raise FrameError(jsonrpc.METHOD_NOT_FOUND, "the upstream does not serve subscriptions/listen")
         old = self.current
         if not filt:
             self.current = None
@@ -434,6 +436,11 @@ class LegacySession:
             filt = lf.listen_filter(self.identity.server_capabilities, wanted)
             try:
                 acked = await self.listener.apply(filt)
+            except FrameError as exc:
+                if exc.code == jsonrpc.METHOD_NOT_FOUND:
+                    raise FrameError(jsonrpc.METHOD_NOT_FOUND,
+                                     f"Method not found: {msg['method']} (the upstream serves no subscriptions)") from None
+                raise FrameError(jsonrpc.INTERNAL_ERROR, f"Subscription not accepted upstream: {exc.message}") from None
             except Exception as exc:  # noqa: BLE001
                 raise FrameError(jsonrpc.INTERNAL_ERROR, f"Subscription not accepted upstream: {exc}") from None
             if msg["method"] == "resources/subscribe" and uri not in (acked.get("resourceSubscriptions") or []):
@@ -635,8 +642,9 @@ class LegacyHttpFront:
         if CallContext.principal_of(request.headers.get("authorization")) != sess.principal:
             # Sessions are bound to the credentials that opened them; others must not learn they exist.
             return _bad(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
-        version = request.headers.get("mcp-protocol-version")
-        if version is not None and version not in LEGACY_VERSIONS:
+        # Absent and no other way to know: assume 2025-03-26 (2025-11-25 transports); anything not legacy is refused.
+        version = request.headers.get("mcp-protocol-version") or LEGACY_ASSUMED_VERSION
+        if version not in LEGACY_VERSIONS:
             return _bad(400, jsonrpc.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}", rid)
         sess.core.touch()
         return sess
