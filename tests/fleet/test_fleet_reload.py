@@ -184,3 +184,48 @@ def test_staged_upgrade_under_load(tmp_path: Path, urls: dict[str, str]) -> None
         health_after = bridge.health()["servers"]
         assert "bad" not in health_after and health_after["swap"]["generation"] == 3
         assert fp.metric(bridge.metrics(), "mcp_bridge_reloads_total", outcome="error") == 1
+
+
+async def legacy_post(client: httpx.AsyncClient, url: str, msg: dict[str, Any], session: str | None) -> tuple[httpx.Response, Any]:
+    """One 2025-11-25 Streamable HTTP POST; the JSON-RPC answer (from JSON or SSE), if any."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if session:
+        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": fp.LEGACY}
+    resp = await client.post(url, content=json.dumps(msg), headers=headers)
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        frames = [json.loads(line[5:]) for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        return resp, next((f for f in frames if f.get("id") == msg.get("id")), None)
+    return resp, (resp.json() if resp.content else None)
+
+
+def test_a_2025_session_survives_the_swap(tmp_path: Path) -> None:
+    """The 2025 client keeps its session (held by the bridge's 2025 front) while the server behind it
+    is swapped from the legacy sample to the 2026-only one: no re-initialize, no error."""
+    servers = {"swap": {"command": fp.peers.legacy_python(), "args": fp.legacy_cmd("stdio")[1:]}}
+    with fp.fleet_bridge(tmp_path, servers) as bridge:
+
+        async def scenario() -> list[str | None]:
+            async with httpx.AsyncClient(timeout=120) as client:
+                url = bridge.url("swap")
+                resp, init = await legacy_post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": fp.LEGACY, "capabilities": {}, "clientInfo": {"name": "raw-2025", "version": "1"}}}, None)
+                session = resp.headers["mcp-session-id"]
+                assert init["result"]["protocolVersion"] == fp.LEGACY
+                await legacy_post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+                served = []
+                for rid, swap_to in ((2, NEW_SWAP), (3, None)):
+                    _, answer = await legacy_post(client, url, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                                                "params": {"name": "echo", "arguments": {"text": f"call {rid}"}}}, session)
+                    assert answer["result"]["content"][0]["text"] == f"call {rid}", answer
+                    served.append((await health_of(client, bridge))["era"])
+                    if swap_to is not None:
+                        bridge.write({"swap": swap_to})
+                        reload = await client.post(f"{bridge.base}/admin/reload")
+                        assert reload.json()["replaced"] == ["swap"]
+                return served
+
+        assert asyncio.run(scenario()) == [fp.LEGACY, fp.MODERN]
+
+
+async def health_of(client: httpx.AsyncClient, bridge: fp.FleetBridge) -> dict[str, Any]:
+    return (await health(client, bridge))["swap"]
