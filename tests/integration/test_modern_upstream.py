@@ -16,6 +16,8 @@ from typing import Any
 import anyio
 import pytest
 from direction_b_peers import MODERN_SERVER
+from starlette.requests import Request
+from starlette.responses import Response
 
 from bridge import jsonrpc
 from bridge.config import Settings
@@ -57,6 +59,25 @@ async def upstream(kind: str, tmp_path: Path) -> AsyncIterator[Upstream]:
             yield up
         finally:
             await up.aclose()
+
+
+@contextlib.asynccontextmanager
+async def scripted_server(endpoint: Any) -> AsyncIterator[str]:
+    """A tiny 2026 HTTP server whose POST handler is ``endpoint`` (for asserting exactly what the upstream sends)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    port = peers.free_port()
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])]), host="127.0.0.1",
+                                           port=port, log_level="warning", lifespan="off"))
+    task = asyncio.create_task(server.serve())
+    try:
+        await anyio.to_thread.run_sync(peers.wait_port, port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        await task
 
 
 @pytest.mark.parametrize("kind", ["http", "stdio"])
@@ -152,12 +173,6 @@ async def test_http_unreachable_is_an_upstream_error() -> None:
 
 async def test_http_request_headers() -> None:
     """The headers a 2026 server sees: version, method, name (base64 when unsafe), mirrored params, auth, trace."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
     seen: list[tuple[dict[str, str], Message]] = []
     tool = {"name": "regional", "inputSchema": {"type": "object", "properties": {
         "region": {"type": "string", "x-mcp-header": "Region"}, "count": {"type": "integer", "x-mcp-header": "Count"}}}}
@@ -172,22 +187,17 @@ async def test_http_request_headers() -> None:
             result = {"resultType": "complete", "content": []}
         return Response(jsonrpc.dumps(jsonrpc.result_response(body["id"], result)), media_type="application/json")
 
-    port = peers.free_port()
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])]), host="127.0.0.1",
-                                           port=port, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    up = ModernHttpUpstream(f"http://127.0.0.1:{port}/mcp", Settings(), headers={"X-Static": "yes"})
-    try:
-        await anyio.to_thread.run_sync(peers.wait_port, port)
-        ctx = CallContext(authorization="Bearer t0k", trace={"traceparent": "00-abc-def-01"})
-        listed = await up.call(req(1, "tools/list"), ctx, jsonrpc_discard)
-        assert [t["name"] for t in listed["result"]["tools"]] == ["regional"]  # invalid annotation: dropped (MUST)
-        await up.call(req(2, "tools/call", name="regional", arguments={"region": "Zürich", "count": 7}), ctx, jsonrpc_discard)
-        await up.call(req(3, "resources/read", uri="file:///a b/ü"), ctx, jsonrpc_discard)
-    finally:
-        await up.aclose()
-        server.should_exit = True
-        await task
+    async with scripted_server(endpoint) as url:
+        up = ModernHttpUpstream(url, Settings(), headers={"X-Static": "yes"})
+        try:
+            ctx = CallContext(authorization="Bearer t0k", trace={"traceparent": "00-abc-def-01"})
+            listed = await up.call(req(1, "tools/list"), ctx, jsonrpc_discard)
+            assert [t["name"] for t in listed["result"]["tools"]] == ["regional"]  # invalid annotation: dropped (MUST)
+            await up.call(req(2, "tools/call", name="regional", arguments={"region": "Zürich", "count": 7}), ctx,
+                          jsonrpc_discard)
+            await up.call(req(3, "resources/read", uri="file:///a b/ü"), ctx, jsonrpc_discard)
+        finally:
+            await up.aclose()
     headers = {body["method"]: h for h, body in seen}
     for h in headers.values():
         assert h["mcp-protocol-version"] == "2026-07-28"
@@ -207,12 +217,6 @@ async def test_http_request_headers() -> None:
 async def test_http_header_mismatch_refreshes_schemas_and_retries_once() -> None:
     """A server that starts annotating an argument answers -32020 to a call without the header: the upstream
     re-lists the tools, rebuilds the headers from the body and retries once."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
     calls: list[dict[str, str]] = []
     plain = {"name": "regional", "inputSchema": {"type": "object", "properties": {"region": {"type": "string"}}}}
     annotated = {"name": "regional", "inputSchema": {"type": "object", "properties": {
@@ -232,18 +236,44 @@ async def test_http_header_mismatch_refreshes_schemas_and_retries_once() -> None
         ok = jsonrpc.result_response(body["id"], {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]})
         return Response(jsonrpc.dumps(ok), media_type="application/json")
 
-    port = peers.free_port()
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])]), host="127.0.0.1",
-                                           port=port, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    up = ModernHttpUpstream(f"http://127.0.0.1:{port}/mcp", Settings())
-    try:
-        await anyio.to_thread.run_sync(peers.wait_port, port)
-        await up.call(req(1, "tools/list"), CTX, jsonrpc_discard)  # the stale listing (no annotation)
-        answer = await up.call(req(2, "tools/call", name="regional", arguments={"region": "eu"}), CTX, jsonrpc_discard)
-    finally:
-        await up.aclose()
-        server.should_exit = True
-        await task
+    async with scripted_server(endpoint) as url:
+        up = ModernHttpUpstream(url, Settings())
+        try:
+            await up.call(req(1, "tools/list"), CTX, jsonrpc_discard)  # the stale listing (no annotation)
+            answer = await up.call(req(2, "tools/call", name="regional", arguments={"region": "eu"}), CTX, jsonrpc_discard)
+        finally:
+            await up.aclose()
     assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}}
     assert len(calls) == 2 and "mcp-param-region" not in calls[0] and calls[1]["mcp-param-region"] == "eu"
+
+
+async def test_discover_cached_for_its_ttl() -> None:
+    """server/discover is asked again only when its ttlMs ran out; private results are cached per principal."""
+    discovers: list[str | None] = []
+    ttl = {"value": 600_000, "scope": "private"}
+
+    async def endpoint(request: Request) -> Response:
+        body = jsonrpc.loads(await request.body())
+        discovers.append(request.headers.get("authorization"))
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+                  "ttlMs": ttl["value"], "cacheScope": ttl["scope"]}
+        return Response(jsonrpc.dumps(jsonrpc.result_response(body["id"], result)), media_type="application/json")
+
+    alice = CallContext(principal="a", authorization="Bearer a")
+    bob = CallContext(principal="b", authorization="Bearer b")
+    async with scripted_server(endpoint) as url:
+        up = ModernHttpUpstream(url, Settings())
+        try:
+            for ctx in (alice, alice, bob, bob):
+                assert (await up.discover(ctx))["supportedVersions"] == ["2026-07-28"]
+            assert discovers == ["Bearer a", "Bearer b"]
+            ttl["value"] = 0  # a zero ttl is never cached
+            up2 = ModernHttpUpstream(url, Settings())
+            try:
+                await up2.discover(alice)
+                await up2.discover(alice)
+            finally:
+                await up2.aclose()
+            assert discovers == ["Bearer a", "Bearer b", "Bearer a", "Bearer a"]
+        finally:
+            await up.aclose()
