@@ -87,7 +87,8 @@ def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: lis
     if bad:
         engine.log(f"mcp-migrate: unknown rule selector(s): {', '.join(bad)}")
         return 2
-    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), safe_only or config.safe_only)
+    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), safe_only or config.safe_only,
+                             keep_texts=mode == "diff")
     found = discover(paths, _split(exclude) + config.exclude)
     if not found.files:
         engine.log("mcp-migrate: nothing readable under " + ", ".join(str(p) for p in paths))

@@ -24,6 +24,7 @@ from libcst.metadata import MetadataWrapper
 
 from migrate.index import ProjectIndex, index_file, module_name
 from migrate.model import FileResult, Finding
+from migrate.resolve import ImportTable, statement_lines
 from migrate.rules import all_rules
 from migrate.rules.base import Combined, FileContext, RuleTransformer, ignore_table
 from migrate.rules.manifest_base import ManifestContext, ManifestRule
@@ -35,6 +36,7 @@ SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
 class Options:
     rules: tuple[str, ...]
     safe_only: bool = False
+    keep_texts: bool = True  # keep original/new text for diffs (fix mode only needs the bytes)
 
 
 @dataclass
@@ -61,26 +63,9 @@ def encode(decoded: Decoded, text: str) -> bytes:
 
 
 # ------------------------------------------------------------------------------------ guards
-def _imports(tree: ast.Module) -> list[str]:
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.append(node.module)
-            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
-
-
-def guard_reason(code: str) -> tuple[str, str] | None:
+def guard_reason(table: ImportTable, code: str) -> tuple[str, str] | None:
     """G1 (standalone ``fastmcp`` package) and G10 (dual-version shim): leave such files alone."""
-    if "fastmcp" not in code and "mcpserver" not in code and "__version__" not in code:
-        return None
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    imported = _imports(tree)
+    imported = [q for names in table.imports.values() for q in names] + table.modules
     if any(name == "fastmcp" or name.startswith("fastmcp.") for name in imported):
         return ("G1", "uses the standalone `fastmcp` package (its own `mcp` range applies); not SDK code, left alone")
     v1 = any(n.startswith("mcp.server.fastmcp") or n == "mcp.server.FastMCP" for n in imported)
@@ -97,11 +82,6 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
                      module: str | None = None) -> tuple[str, list[Finding], str | None]:
     """Apply the selected Python rules to ``code``. Returns (new code, findings, failure)."""
     findings: list[Finding] = []
-    guard = guard_reason(code)
-    if guard:
-        rule, reason = guard
-        findings.append(Finding(rule, rule, path, 1, 1, reason, "skipped", "report-only"))
-        return code, findings, None
     if "mcp" not in code and "MCP" not in code and path not in index.site_paths:
         # nothing that could name the SDK: no libcst parse, only the (fast) syntax check
         try:
@@ -116,21 +96,36 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     selected = set(options.rules)
     modname = module or Path(path).stem
     wanted = [r for r in all_rules() if r.META.id in selected and issubclass(r, RuleTransformer) and r.wants(code)]
-    if not wanted:
+    if not wanted and "fastmcp" not in code:
         return code, findings, None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code), wrapper)
+    try:
+        ctx.stmt_lines = statement_lines(code)
+    except (SyntaxError, ValueError, RecursionError):
+        ctx.stmt_lines = None  # libcst accepted what the stdlib parser rejects: use libcst positions
+    guard = guard_reason(ctx.table(), code)
+    if guard:
+        rule, reason = guard
+        findings.append(Finding(rule, rule, path, 1, 1, reason, "skipped", "report-only"))
+        return code, findings, None
     rules = [rule(ctx) for rule in wanted]
+    if not rules:
+        return code, findings, None
     try:
         new_tree = wrapper.module.visit(Combined(rules))
+        if ctx.stmt_lines is not None and ctx.visited_statements != len(ctx.stmt_lines):
+            # the cheap statement lines did not line up: redo the pass with libcst positions
+            findings.clear()
+            ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code), wrapper)
+            new_tree = wrapper.module.visit(Combined([rule(ctx) for rule in wanted]))
     except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
         return code, findings, f"transform failed: {type(exc).__name__}: {exc}"
     current = new_tree.code
     if current != code:
-        try:
+        try:  # libcst generated it, so compile() is the check that matters: it must still be Python
             compile(current, path, "exec", dont_inherit=True)
-            cst.parse_module(current)
-        except (SyntaxError, ValueError, cst.ParserSyntaxError) as exc:
+        except (SyntaxError, ValueError) as exc:
             return code, findings, f"output would not compile ({exc}); left untouched"
     return current, findings, None
 
@@ -210,8 +205,9 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
     result.markers = sum(1 for f in findings if f.status in ("review", "manual"))
     if new != decoded.text:
         result.changed = True
-        result.original_text = decoded.text
-        result.new_text = new
+        if shared.options.keep_texts:
+            result.original_text = decoded.text
+            result.new_text = new
         result.new_bytes = encode(decoded, new)
     return result
 

@@ -39,6 +39,7 @@ class ImportTable:
     def __init__(self, module: cst.Module) -> None:
         self.imports: dict[str, set[str]] = {}
         self.local: set[str] = set()
+        self.modules: list[str] = []  # every module named by an import statement
         self.star = False
         self._walk(module.body)
         self.ambiguous = self.star or any(len(v) > 1 for v in self.imports.values()) or bool(
@@ -99,6 +100,7 @@ class ImportTable:
         if isinstance(small, cst.Import):
             for alias in small.names:
                 name = _dotted(alias.name) or ""
+                self.modules.append(name)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     self._bind_import(alias.asname.name.value, name)
                 else:
@@ -107,6 +109,7 @@ class ImportTable:
             if small.relative:
                 return
             module = _dotted(small.module) or ""
+            self.modules.append(module)
             if isinstance(small.names, cst.ImportStar):
                 self.star = True
                 return
@@ -134,3 +137,57 @@ class ImportTable:
 
     def bound(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Name) and (node.value in self.imports or node.value in self.local)
+
+
+def statement_lines(code: str) -> list[tuple[int, int]]:
+    """(first line, last line) of every libcst statement, in libcst's visiting order.
+
+    libcst's position provider costs a full code generation per file; the stdlib parser gives the
+    same lines for statements almost for free. libcst statements are compound statements and
+    ``SimpleStatementLine`` (small statements that start a line, plus any that follow on that
+    line); small statements after a compound's colon on the same line form a suite, not a
+    statement. A decorated definition starts at its first decorator.
+    """
+    import ast
+
+    lines = code.splitlines()
+    out: list[tuple[int, int]] = []
+    state = {"simple_line": -1}
+
+    def starts_line(stmt: ast.stmt) -> bool:
+        text = lines[stmt.lineno - 1] if stmt.lineno - 1 < len(lines) else ""
+        indent = len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8"))
+        return stmt.col_offset == indent
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, COMPOUND):
+                state["simple_line"] = -1
+                decorators = getattr(stmt, "decorator_list", [])
+                out.append((min([stmt.lineno, *(d.lineno for d in decorators)]), stmt.end_lineno or stmt.lineno))
+                for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+                    for child in getattr(stmt, field, []):
+                        if isinstance(child, ast.stmt):
+                            visit([child])
+                        else:  # except handler / match case
+                            visit(child.body)
+                state["simple_line"] = -1
+            elif starts_line(stmt):
+                out.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+                state["simple_line"] = stmt.lineno
+            elif stmt.lineno == state["simple_line"]:
+                first, end = out[-1]
+                out[-1] = (first, max(end, stmt.end_lineno or stmt.lineno))
+
+    visit(ast.parse(code).body)
+    return out
+
+
+def _compound_types() -> tuple[type, ...]:
+    import ast
+
+    return (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+            ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+
+
+COMPOUND = _compound_types()

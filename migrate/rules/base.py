@@ -61,6 +61,10 @@ class FileContext:
     nodes: list[cst.CSTNode] = field(default_factory=list)
     statements: list[cst.CSTNode] = field(default_factory=list)
     pending: dict[int, list[str]] = field(default_factory=dict)
+    # statement lines from the stdlib parser (see resolve.statement_lines), assigned in visiting order
+    stmt_lines: list[tuple[int, int]] | None = None
+    positions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    visited_statements: int = 0
     _resolved: dict[type, Any] = field(default_factory=dict)
     _table: ImportTable | None = None
 
@@ -104,6 +108,11 @@ def build_dotted(text: str) -> cst.Name | cst.Attribute:
 
 
 STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# concrete classes: ``type(node) in`` is far cheaper than isinstance() against libcst's ABCs
+STATEMENT_CLASSES = frozenset(
+    {cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.For, cst.While, cst.With, cst.Try,
+     cst.TryStar, cst.Match}
+)
 
 
 class RuleTransformer(cst.CSTTransformer):
@@ -160,11 +169,18 @@ class RuleTransformer(cst.CSTTransformer):
         wanted = set(names)
         return bool(self.qnames(node) & wanted)
 
+    def span(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        """(first, last) line of ``node``'s statement (a statement's first decorator counts)."""
+        ctx = self.ctx
+        if ctx.stmt_lines is not None:
+            target = node if type(node) in STATEMENT_CLASSES else (ctx.statements[-1] if ctx.statements else None)
+            return ctx.positions.get(id(target)) if target is not None else None
+        pos = ctx.lookup(PositionProvider, node)
+        return None if pos is None else (pos.start.line, pos.end.line)
+
     def line_of(self, node: cst.CSTNode) -> tuple[int, int]:
-        pos = self.ctx.lookup(PositionProvider, node)
-        if pos is None:
-            return (0, 0)
-        return (pos.start.line, pos.start.column + 1)
+        span = self.span(node)
+        return (span[0], 1) if span else (0, 0)
 
     # ---------------------------------------------------------------- reporting
     def _ignored(self, node: cst.CSTNode) -> bool:
@@ -173,9 +189,9 @@ class RuleTransformer(cst.CSTTransformer):
         keys = {self.META.id, self.META.slug}
         lines: set[int] = set()
         for target in (node, *(self._stmt_stack[-1:])):
-            pos = self.ctx.lookup(PositionProvider, target)
-            if pos is not None:
-                lines.update(range(pos.start.line - 1, pos.end.line + 1))
+            span = self.span(target)
+            if span is not None:
+                lines.update(range(span[0] - 1, span[1] + 1))
         return any(keys & self.ctx.ignores.get(line, set()) for line in lines)
 
     def report(self, node: cst.CSTNode, message: str, *, fixed: bool, review: bool = False) -> bool:
@@ -207,13 +223,13 @@ class RuleTransformer(cst.CSTTransformer):
     def _marked_in_source(self, stmt: cst.CSTNode) -> bool:
         """True when the comment block right above ``stmt`` already holds this rule's marker (a
         module's first statement keeps its comments in the module header, not in leading_lines)."""
-        pos = self.ctx.lookup(PositionProvider, stmt)
-        if pos is None:
+        span = self.span(stmt)
+        if span is None:
             return False
         if self.ctx.lines is None:
             self.ctx.lines = self.ctx.code.splitlines()
         wanted = f"{MARKER_PREFIX}{self.META.id})"
-        index = pos.start.line - 2
+        index = span[0] - 2
         while index >= 0 and self.ctx.lines[index].lstrip().startswith("#"):
             if self.ctx.lines[index].lstrip().startswith(wanted):
                 return True
@@ -292,10 +308,21 @@ class Combined(cst.CSTTransformer):
             cache[name] = found
         return found
 
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None  # no rule uses visit_<Node>_<attribute> hooks
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
     def on_visit(self, node: cst.CSTNode) -> bool:
-        self.ctx.nodes.append(node)
-        if isinstance(node, STATEMENT_TYPES):
-            self.ctx.statements.append(node)
+        ctx = self.ctx
+        ctx.nodes.append(node)
+        if type(node) in STATEMENT_CLASSES:
+            ctx.statements.append(node)
+            if ctx.stmt_lines is not None:
+                if ctx.visited_statements < len(ctx.stmt_lines):
+                    ctx.positions[id(node)] = ctx.stmt_lines[ctx.visited_statements]
+                ctx.visited_statements += 1
         for i, method in self._table(type(node).__name__, "visit"):
             if self.skipping[i] is None and method(self.rules[i], node) is False:
                 self.skipping[i] = node
@@ -313,7 +340,7 @@ class Combined(cst.CSTTransformer):
             if skipped is original_node:
                 self.skipping[i] = None
         self.ctx.nodes.pop()
-        if isinstance(original_node, STATEMENT_TYPES):
+        if type(original_node) in STATEMENT_CLASSES:
             self.ctx.statements.pop()
             notes = self.ctx.pending.pop(id(original_node), None)
             if notes:
