@@ -196,16 +196,16 @@ def run_client(kind: str, url: str, scenarios: tuple[str, ...] = ("basic",), tim
 _ids = itertools.count(1)
 
 
-def canonical(method: str, params: dict[str, Any] | None = None, trace: str | None = None) -> dict[str, Any]:
+def canonical(method: str, params: dict[str, Any] | None = None, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     body = dict(params or {})
-    body["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
+    body["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": capabilities or {},
                      "io.modelcontextprotocol/clientInfo": {"name": "fleet-test", "version": "1"}}
     return {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": body}
 
 
 async def rpc(client: httpx.AsyncClient, url: str, method: str, params: dict[str, Any] | None = None,
-              headers: dict[str, str] | None = None) -> dict[str, Any]:
-    msg = canonical(method, params)
+              headers: dict[str, str] | None = None, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    msg = canonical(method, params, capabilities)
     h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
          "MCP-Protocol-Version": MODERN, "Mcp-Method": method, **(headers or {})}
     name = (params or {}).get("name") or (params or {}).get("uri")

@@ -19,6 +19,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[fp.FleetBridge]:
     tmp = tmp_path_factory.mktemp("fleet")
     with fp.http_samples() as urls:
         servers = {**fp.mixed_servers(urls), "broken": {"command": str(tmp / "no-such-server")},
+                   "mrtr": {"command": fp.peers.legacy_python(), "args": [str(fp.peers.SAMPLES / "legacy" / "mrtr_server.py")]},
                    "hung": {"command": "sleep", "args": ["120"], "era": fp.LEGACY, "connect_timeout": 1, "request_timeout": 2},
                    "traced": {"command": fp.peers.legacy_python(), "args": fp.gate_cmd()[1:],
                               "env_passthrough": ["PATH", "HOME"], "env": {"FLEET_GIVEN": "given"}}}
@@ -166,3 +167,20 @@ def test_2025_clients_of_2025_http_servers_pass_through_untranslated(fleet: fp.F
     assert fp.metric(text, "mcp_bridge_requests_total", server="legacy-http", method="resources/read", outcome="error") >= 1
     for translated in ("legacy-stdio", "legacy-sse", "modern-http"):
         assert fp.metric(text, "mcp_bridge_requests_total", server=translated, method="initialize") == 0
+
+
+def test_parked_mrtr_calls_are_reported(fleet: fp.FleetBridge) -> None:
+    """A legacy server asking its client mid-call: the 2026 client gets input_required, the call is parked."""
+    import anyio
+
+    async def main() -> dict:
+        async with httpx.AsyncClient(timeout=60) as client:
+            return await fp.rpc(client, fleet.url("mrtr"), "tools/call", {"name": "ask_name", "arguments": {}},
+                                capabilities={"elicitation": {"form": {}}})
+
+    frame = anyio.run(main)
+    assert frame["result"]["resultType"] == "input_required", frame
+    text = fleet.metrics()
+    assert fp.metric(text, "mcp_bridge_parked_calls", server="mrtr") >= 1
+    assert fp.metric(text, "mcp_bridge_requests_total", server="mrtr", method="tools/call", outcome="input_required") >= 1
+    assert fleet.health()["servers"]["mrtr"]["parked"] >= 1
