@@ -24,7 +24,7 @@ from bridge.config import Settings
 from bridge.core import CallContext, Upstream
 from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
-from bridge.translate import modern_front
+from bridge.translate import mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
 
@@ -89,9 +89,9 @@ class HttpFront:
         self.upstream = upstream
         self.legacy = legacy
         self.on_request = on_request
-        self.param_schemas: dict[str, dict[str, Any]] = {}
-        """Input schemas (by tool name) that annotate arguments with ``x-mcp-header``, learned from the
-        ``tools/list`` results this front relays: ``Mcp-Param-*`` headers are checked against them."""
+        self.param_headers: dict[str, dict[tuple[str, ...], str]] = {}
+        """``x-mcp-header`` annotations (by tool name) learned from the ``tools/list`` results this
+        front relays: ``Mcp-Param-*`` headers of later calls are checked against them."""
 
     # --- entry ----------------------------------------------------------------------------------------
 
@@ -148,9 +148,9 @@ class HttpFront:
         try:
             modern_front.validate_request(msg)
             modern_front.validate_headers(msg, request.headers)
-            if msg["method"] == "tools/call" and self.param_schemas:
-                schema = self.param_schemas.get(msg["params"].get("name"))
-                modern_front.check_param_headers(msg, request.headers, schema)
+            if msg["method"] == "tools/call" and self.param_headers:
+                annotations = self.param_headers.get(msg["params"].get("name"))
+                modern_front.check_param_headers(msg, request.headers, annotations)
         except FrameError as exc:
             return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
         return await self.dispatch(request, msg, call_context(request))
@@ -210,11 +210,11 @@ class HttpFront:
         for tool in tools if isinstance(tools, list) else []:
             if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
                 continue
-            schema = tool.get("inputSchema")
-            if modern_front.has_param_headers(schema):
-                self.param_schemas[tool["name"]] = schema
+            annotations = mirror_headers.header_param_names(tool)
+            if annotations:
+                self.param_headers[tool["name"]] = annotations
             else:
-                self.param_schemas.pop(tool["name"], None)
+                self.param_headers.pop(tool["name"], None)
 
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()

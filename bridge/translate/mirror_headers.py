@@ -25,6 +25,13 @@ def encode_value(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
 
 
+def decode_value(value: str) -> str:
+    """Undo the base64 sentinel (receivers MUST decode before comparing); raises ValueError when invalid."""
+    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= len("=?base64??="):
+        return base64.b64decode(value[len("=?base64?") : -len("?=")], validate=True).decode("utf-8")
+    return value
+
+
 def header_param_names(tool: dict[str, Any]) -> dict[tuple[str, ...], str] | None:
     """``{argument path: header suffix}`` for a tool's ``x-mcp-header`` annotations; None when they are invalid.
 
@@ -64,7 +71,7 @@ def header_param_names(tool: dict[str, Any]) -> dict[tuple[str, ...], str] | Non
     return found
 
 
-def _lookup(arguments: Any, path: tuple[str, ...]) -> Any:
+def lookup(arguments: Any, path: tuple[str, ...]) -> Any:
     node = arguments
     for part in path:
         if not isinstance(node, dict) or part not in node:
@@ -77,7 +84,7 @@ def param_headers(annotations: dict[tuple[str, ...], str], arguments: Any) -> di
     """``Mcp-Param-*`` headers for one ``tools/call``'s arguments (absent/null values are omitted)."""
     out: dict[str, str] = {}
     for path, name in annotations.items():
-        value = _lookup(arguments, path)
+        value = lookup(arguments, path)
         if value is None:
             continue
         if isinstance(value, bool):

@@ -6,7 +6,6 @@ Streamable HTTP transport pins (400 + -32020/-32022/-32602, 404 + -32601).
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,33 +20,14 @@ from bridge.jsonrpc import (
     FrameError,
     Message,
 )
-
-SENTINEL_PREFIX = "=?base64?"
-SENTINEL_SUFFIX = "?="
+from bridge.translate import mirror_headers as mh
 
 
 def decode_header_value(value: str) -> str:
-    """Undo the 2026 base64 sentinel (``=?base64?...?=``) used for unsafe header values."""
-    if value.startswith(SENTINEL_PREFIX) and value.endswith(SENTINEL_SUFFIX) and len(value) >= len(SENTINEL_PREFIX) + 2:
-        raw = value[len(SENTINEL_PREFIX) : -len(SENTINEL_SUFFIX)]
-        try:
-            return base64.b64decode(raw, validate=True).decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
-            raise FrameError(HEADER_MISMATCH, "Header mismatch: invalid base64 header value") from None
-    return value
-
-
-def encode_header_value(value: str) -> str:
-    """Encode a value for ``Mcp-Name``/``Mcp-Param-*``: as is when visible ASCII, else the sentinel."""
-    safe = (
-        value != ""
-        and value == value.strip(" \t")
-        and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
-        and not (value.startswith(SENTINEL_PREFIX) and value.endswith(SENTINEL_SUFFIX))
-    )
-    if safe:
-        return value
-    return SENTINEL_PREFIX + base64.b64encode(value.encode("utf-8")).decode("ascii") + SENTINEL_SUFFIX
+    try:
+        return mh.decode_value(value)
+    except (ValueError, UnicodeDecodeError):
+        raise FrameError(HEADER_MISMATCH, "Header mismatch: invalid base64 header value") from None
 
 
 def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> None:
@@ -135,37 +115,22 @@ def validate_headers(msg: Message, headers: Mapping[str, str]) -> None:
             )
 
 
-def check_param_headers(msg: Message, headers: Mapping[str, str], input_schema: Any) -> None:
-    """``Mcp-Param-*`` mirroring for tools whose input schema annotates properties with ``x-mcp-header``."""
-    if msg["method"] != "tools/call" or not isinstance(input_schema, dict):
+def check_param_headers(msg: Message, headers: Mapping[str, str], annotations: dict[tuple[str, ...], str] | None) -> None:
+    """``Mcp-Param-*`` mirroring for a ``tools/call`` whose tool annotates arguments with ``x-mcp-header``
+    (``annotations`` as computed by ``mirror_headers.header_param_names``)."""
+    if msg["method"] != "tools/call" or not annotations:
         return
     rid = msg.get("id")
     args = (msg.get("params") or {}).get("arguments") or {}
-    for prop, header_name in _x_mcp_headers(input_schema):
-        value = args.get(prop) if isinstance(args, dict) else None
-        raw = headers.get(f"mcp-param-{header_name.lower()}")
+    for path, header_name in annotations.items():
+        value = mh.lookup(args, path)
         if value is None:
             continue
+        raw = headers.get(f"mcp-param-{header_name.lower()}")
         if raw is None:
             raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} header is required", id=rid)
-        decoded = decode_header_value(raw)
-        if not _param_equal(value, decoded):
-            raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} does not match argument {prop!r}", id=rid)
-
-
-def has_param_headers(schema: Any) -> bool:
-    return isinstance(schema, dict) and bool(_x_mcp_headers(schema))
-
-
-def _x_mcp_headers(schema: dict[str, Any]) -> list[tuple[str, str]]:
-    props = schema.get("properties")
-    if not isinstance(props, dict):
-        return []
-    out = []
-    for name, sub in props.items():
-        if isinstance(sub, dict) and isinstance(sub.get("x-mcp-header"), str):
-            out.append((name, sub["x-mcp-header"]))
-    return out
+        if not _param_equal(value, decode_header_value(raw)):
+            raise FrameError(HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{header_name} does not match its argument", id=rid)
 
 
 def _param_equal(value: Any, header: str) -> bool:

@@ -12,6 +12,7 @@ from bridge import eras, jsonrpc
 from bridge.jsonrpc import FrameError
 from bridge.state import StateSealer
 from bridge.translate import legacy_upstream as tx
+from bridge.translate import mirror_headers as mh
 from bridge.translate import modern_front
 from bridge.upstream.factory import classify_discover_answer
 
@@ -259,21 +260,30 @@ def test_request_digest_binds_name_and_arguments() -> None:
 
 def test_header_value_encoding_roundtrip() -> None:
     for value in ["echo", "héllo", " padded ", "=?base64?abc?=", "a\nb"]:
-        encoded = modern_front.encode_header_value(value)
+        encoded = mh.encode_value(value)
         assert all(0x20 <= ord(c) <= 0x7E for c in encoded)
         assert modern_front.decode_header_value(encoded) == value
-    assert modern_front.encode_header_value("echo") == "echo"
+    assert mh.encode_value("echo") == "echo"
+    with pytest.raises(FrameError) as info:
+        modern_front.decode_header_value("=?base64?not base64!?=")
+    assert info.value.code == -32020
 
 
 def test_param_header_mirroring() -> None:
-    schema = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer"}}}
-    msg = jsonrpc.request(1, "tools/call", {"name": "t", "arguments": {"region": "eu", "n": 1}, "_meta": {}})
-    modern_front.check_param_headers(msg, {"mcp-param-region": "eu"}, schema)
-    with pytest.raises(FrameError) as info:
-        modern_front.check_param_headers(msg, {"mcp-param-region": "us"}, schema)
-    assert info.value.code == -32020
-    with pytest.raises(FrameError):
-        modern_front.check_param_headers(msg, {}, schema)
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"},
+        "free": {"type": "string"}}}}
+    annotations = mh.header_param_names(tool)
+    msg = jsonrpc.request(1, "tools/call", {"name": "t", "arguments": {"region": "eu", "n": 7}, "_meta": {}})
+    modern_front.check_param_headers(msg, {"mcp-param-region": "eu", "mcp-param-n": "07"}, annotations)  # integers compare numerically
+    modern_front.check_param_headers(msg, {"mcp-param-region": "=?base64?ZXU=?=", "mcp-param-n": "7"}, annotations)
+    for headers in ({"mcp-param-region": "us", "mcp-param-n": "7"}, {"mcp-param-n": "7"}, {"mcp-param-region": "eu", "mcp-param-n": "8"}):
+        with pytest.raises(FrameError) as info:
+            modern_front.check_param_headers(msg, headers, annotations)
+        assert info.value.code == -32020
+    # Absent arguments need no header.
+    bare = jsonrpc.request(2, "tools/call", {"name": "t", "arguments": {}, "_meta": {}})
+    modern_front.check_param_headers(bare, {}, annotations)
 
 
 @pytest.mark.parametrize(("status", "body", "era"), [
