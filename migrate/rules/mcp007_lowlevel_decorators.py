@@ -10,6 +10,8 @@ returns the v2 ``ctx`` of the request being served.
 
 from __future__ import annotations
 
+from functools import cache
+
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
@@ -45,6 +47,7 @@ class Rule(RuleTransformer):
         self.servers: set[str] = set()
         self.high_level: set[str] = set()
         self.registered = 0
+        self.context_reads = 0
 
     # ------------------------------------------------------------------ which names are lowlevel servers
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -153,12 +156,13 @@ class Rule(RuleTransformer):
                                            "(v2 ServerRequestContext); check the attributes you read", fixed=True,
                             review=True)
         ):
+            self.context_reads += 1
             return cst.Call(func=cst.Name("_mcp_v1_request_context"))
         return updated_node
 
     # ------------------------------------------------------------------ the adapter block
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        uses_adapter = self.registered or "_mcp_v1_request_context()" in updated_node.code
+        uses_adapter = self.registered or self.context_reads
         if not uses_adapter or ADAPTER_MARK in self.ctx.code or "def _mcp_v1_register(" in self.ctx.code:
             return updated_node
         body = list(updated_node.body)
@@ -172,13 +176,19 @@ class Rule(RuleTransformer):
                 position = 1  # module docstring
             elif position or not isinstance(stmt, cst.SimpleStatementLine):
                 break
-        adapter = cst.parse_module(ADAPTER_SOURCE)
+        adapter = _adapter_module()
         block = list(adapter.body)
         first = block[0]
         block[0] = first.with_changes(
             leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *adapter.header, *first.leading_lines]
         )
         return updated_node.with_changes(body=[*body[:position], *block, *body[position:]])
+
+
+@cache
+def _adapter_module() -> cst.Module:
+    """Parsed once per process: libcst nodes are immutable, so the same statements can be reused."""
+    return cst.parse_module(ADAPTER_SOURCE)
 
 
 def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
