@@ -85,6 +85,7 @@ def serve(
     state_key: Annotated[str | None, typer.Option(help="requestState HMAC key, hex or base64 (env MCP_BRIDGE_STATE_KEY).")] = None,
     parked_timeout: Annotated[float, typer.Option(help="Seconds a call waiting for client input is kept.")] = 600.0,
     session_idle_timeout: Annotated[float, typer.Option(help="Seconds before an idle 2025 front session expires.")] = 1800.0,
+    mrtr_max_rounds: Annotated[int, typer.Option(help="2025 front: input_required rounds driven for one call before giving up.")] = 16,
     config: Annotated[str | None, typer.Option(help="Fleet config (TOML, or mcpServers JSON): serve many upstreams.")] = None,
     log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "info",
 ) -> None:
@@ -113,7 +114,7 @@ def serve(
     settings_kwargs: dict = dict(
         front_era=front_era, upstream_era=upstream_era, allowed_origins=list(allow_origin), max_body_bytes=max_body_bytes,
         request_timeout=request_timeout, probe_timeout=probe_timeout, ttl_ms=ttl_ms, cache_scope=cache_scope,
-        parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout,
+        parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout, mrtr_max_rounds=mrtr_max_rounds,
     )
     key = _state_key(state_key)
     if key is not None:

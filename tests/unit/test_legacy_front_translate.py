@@ -11,11 +11,8 @@ import base64
 import copy
 import itertools
 import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from bridge import jsonrpc
@@ -32,36 +29,18 @@ from bridge.jsonrpc import FrameError
 from bridge.translate import legacy_front as lf
 from bridge.translate import mirror_headers as mh
 
-SPEC = Path(__file__).resolve().parents[1] / "data" / "spec"
-EXAMPLES = SPEC / "2026-07-28" / "examples"
+import spec
+
 BRIDGE = {"name": "mcp-bridge", "version": "0.1.0"}
 CLIENT_INFO = {"name": "legacy-client", "version": "1.2.3"}
 FULL_CAPS = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
              "tasks": {"list": {}, "requests": {"sampling": {"createMessage": {}}}}, "experimental": {"x": {"y": 1}}}
 
 
-def example(kind: str, name: str | None = None) -> Any:
-    folder = EXAMPLES / kind
-    path = folder / name if name else sorted(folder.iterdir())[0]
-    return json.loads(path.read_text())
-
-
-@cache
-def _schema(era: str) -> dict[str, Any]:
-    return json.loads((SPEC / era / "schema.json").read_text())
-
-
-def valid(era: str, definition: str, instance: Any) -> None:
-    schema = _schema(era)
-    jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}).validate(instance)
-
-
-def legacy(definition: str, instance: Any) -> None:
-    valid("2025-11-25", definition, instance)
-
-
-def modern(definition: str, instance: Any) -> None:
-    valid("2026-07-28", definition, instance)
+EXAMPLES = spec.EXAMPLES
+example = spec.example
+legacy = spec.legacy
+modern = spec.modern
 
 
 def identity(caps: dict[str, Any] | None = None, level: str | None = None) -> lf.SessionIdentity:
@@ -114,7 +93,7 @@ def test_initialize_refused_when_upstream_lacks_2026() -> None:
     assert err.value.code == -32602
     assert err.value.data["requested"] == "2025-11-25"
     assert "2025-11-25" in err.value.data["supported"]
-    legacy("JSONRPCErrorResponse" if "JSONRPCErrorResponse" in _schema("2025-11-25")["$defs"] else "JSONRPCError",
+    legacy("JSONRPCErrorResponse",
            err.value.to_response() | {"id": 1})
 
 
@@ -304,7 +283,7 @@ def test_not_found_renumbered_on_resources_read_only() -> None:
         error = example("InvalidParamsError", name)
         mapped = lf.to_legacy_response("prompts/get", {"jsonrpc": "2.0", "id": 1, "error": error}, 1)
         assert mapped["error"] == error
-        legacy("JSONRPCErrorResponse" if "JSONRPCErrorResponse" in _schema("2025-11-25")["$defs"] else "JSONRPCError", mapped)
+        legacy("JSONRPCErrorResponse", mapped)
 
 
 def test_legacy_response_wrapping() -> None:
