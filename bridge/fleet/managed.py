@@ -99,6 +99,8 @@ class Slot:
     target: Target
     settings: Settings
     upstream: Upstream | None = None
+    building: Upstream | None = None
+    """A delegate whose ``start()`` is under way (closed with the slot if it never finishes)."""
     probe: ProbeResult | None = None
     probed_at: float = 0.0
     inflight: int = 0
@@ -167,12 +169,20 @@ class ManagedUpstream(Upstream):
                 _restrict_env(up, slot.target)
             else:
                 up = legacy_upstream(slot.target, slot.settings, transport)
+            slot.building = up
             try:
                 await up.start()
             except BaseException:
                 with contextlib.suppress(Exception):
                     await up.aclose()
                 raise
+            finally:
+                slot.building = None
+            if slot.retired and slot.inflight == 0:
+                # replaced or closed while starting: nobody will use it
+                with contextlib.suppress(Exception):
+                    await up.aclose()
+                raise UpstreamError(f"upstream {self.name} was replaced while starting")
             slot.upstream = up
             return up
 
@@ -324,9 +334,10 @@ class ManagedUpstream(Upstream):
         finally:
             self.retired_restarts += _restarts(slot.upstream)
             self.draining.discard(slot)
-            if slot.upstream is not None:
-                with contextlib.suppress(Exception):
-                    await slot.upstream.aclose()
+            for up in (slot.upstream, slot.building):
+                if up is not None:
+                    with contextlib.suppress(Exception):
+                        await up.aclose()
             log.info("server %s: generation %d closed", self.name, slot.generation,
                      extra={"event": "drained", "server": self.name, "generation": slot.generation})
 
