@@ -17,7 +17,10 @@ OLD = "mcp.shared.memory.create_connected_server_and_client_session"
 
 class Rule(RuleTransformer):
     META = RuleMeta(
-        "MCP023", "memory-helper-removed", Kind.REQUIRED, Safety.REVIEW,
+        "MCP023",
+        "memory-helper-removed",
+        Kind.REQUIRED,
+        Safety.REVIEW,
         '`create_connected_server_and_client_session(server)` -> `Client(server, mode="legacy")`',
         "create_connected_server_and_client_session-removed",
     )
@@ -45,8 +48,9 @@ class Rule(RuleTransformer):
             return updated_node
         if any(a.keyword and a.keyword.value == "mode" for a in updated_node.args):
             return updated_node
-        if not self.report(original_node, "now an `mcp.Client` in legacy mode: results are v2 models "
-                                          "(snake_case attributes)", fixed=True, review=True):
+        if not self.report(
+            original_node, "now an `mcp.Client` in legacy mode: results are v2 models (snake_case attributes)", fixed=True, review=True
+        ):
             return updated_node
         func = updated_node.func
         if isinstance(func, cst.Name) and func.value == OLD.rsplit(".", 1)[1]:
@@ -54,6 +58,9 @@ class Rule(RuleTransformer):
         args = list(updated_node.args)
         if args:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        mode = cst.Arg(cst.SimpleString('"legacy"'), keyword=cst.Name("mode"),
-                       equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        mode = cst.Arg(
+            cst.SimpleString('"legacy"'),
+            keyword=cst.Name("mode"),
+            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+        )
         return updated_node.with_changes(func=func, args=[*args, mode])

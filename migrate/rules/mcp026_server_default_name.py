@@ -13,8 +13,13 @@ V1_CLASSES = frozenset(n for n in SERVER_CLASS if n.endswith("FastMCP"))
 
 
 class Rule(RuleTransformer):
-    META = RuleMeta("MCP026", "server-default-name", Kind.REQUIRED, Safety.REVIEW,
-                    '`FastMCP()` with no name reported `serverInfo.name == "FastMCP"`; v2 reports `"mcp-server"`')
+    META = RuleMeta(
+        "MCP026",
+        "server-default-name",
+        Kind.REQUIRED,
+        Safety.REVIEW,
+        '`FastMCP()` with no name reported `serverInfo.name == "FastMCP"`; v2 reports `"mcp-server"`',
+    )
     TRIGGERS = ("FastMCP(",)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:

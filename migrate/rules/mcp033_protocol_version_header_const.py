@@ -1,4 +1,5 @@
-"""MCP033 protocol-version-header-const: the ``MCP_PROTOCOL_VERSION`` header-name constant moved to ``mcp.shared.inbound``."""
+"""MCP033 protocol-version-header-const: the ``MCP_PROTOCOL_VERSION`` header-name constant moved to
+``mcp.shared.inbound``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MCP040 shared-version-module: ``mcp.shared.version`` -> ``mcp.types.version`` (imported through ``mcp``, never ``mcp_types``)."""
+"""MCP040 shared-version-module: ``mcp.shared.version`` -> ``mcp.types.version`` (imported through ``mcp``,
+never ``mcp_types``)."""
 
 from __future__ import annotations
 

@@ -134,6 +134,35 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP020", "import mcp.types as types\nmsg = types.JSONRPCMessage.model_validate(data)\n", None, {"manual"}, 1),
+    Case("MCP021", "from mcp.server.lowlevel.server import request_ctx\nctx = request_ctx.get()\n", None, {"manual"}, 1),
+    Case("MCP022", "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(callback_handler=cb)\n",
+         None, {"manual"}, 1),
+    Case("MCP024", "from mcp.client.auth import OAuthClientProvider\nclass P(OAuthClientProvider):\n"
+                   "    async def async_auth_flow(self, request): ...\n", None, {"manual"}, 1),
+    Case("MCP028", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef t() -> str:\n"
+                   "    return mcp.get_context().request_id\n", None, {"manual"}, 1),
+    Case("MCP029", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def test() -> None:\n"
+                   "    assert await mcp.call_tool('t', {}) == 3\n", None, {"manual"}, 1),
+    Case("MCP034", "from mcp.client.auth import OAuthClientProvider, httpx\n", None, {"manual"}, 1),
+    Case("MCP041", "import mcp.types as types\nmeta = types.RequestParams.Meta(progressToken=1)\n", None, {"manual"}, 1),
+    Case("MCP042", "from mcp.types import LATEST_PROTOCOL_VERSION\n", None, {"manual"}, 1),
+    Case("MCP047", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def t() -> None:\n"
+                   "    await mcp.read_resource('x://y')\n", None, {"manual"}, 1),
+    Case("MCP051", "from mcp.server.fastmcp.resources import FileResource\nr = FileResource(uri='file:///a', "
+                   "path=p, is_binary=True)\n", None, {"manual"}, 1),
+    Case("MCP054", "from mcp.server.fastmcp import Context\ndef t(ctx: Context) -> str:\n    return ctx.client_id\n",
+         None, {"manual"}, 1),
+    Case("MCP059", "from mcp.server.lowlevel import Server\nimport mcp.types as types\napp = Server('s')\n"
+                   "ok = types.ListToolsRequest in app.request_handlers\n", None, {"manual"}, 1),
+    Case("MCP060", "from mcp.server.lowlevel import Server\nclass S(Server):\n"
+                   "    async def _handle_request(self, *a): ...\n", None, {"manual"}, 1),
+    Case("MCP062", "from mcp.server.session import ServerSession\nclass Mine(ServerSession):\n    pass\n",
+         None, {"manual"}, 1),
+    Case("MCP065", "from mcp import ClientSession\nasync def f(session: ClientSession) -> None:\n"
+                   "    await session.list_tools(cursor='c')\n", None, {"manual"}, 1),
+    Case("MCP070", "from mcp.client.streamable_http import StreamableHTTPTransport\n"
+                   "t = StreamableHTTPTransport('http://x', headers={})\n", None, {"manual"}, 1),
     Case("MCP005", """
         from mcp import ClientSession
         async def go(session: ClientSession) -> None:
@@ -415,6 +444,23 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP020", "from mylib import JSONRPCMessage\nJSONRPCMessage.model_validate({})\n"),
+    ("MCP021", "import contextvars\nrequest_ctx = contextvars.ContextVar('x')\nrequest_ctx.get()\n"),
+    ("MCP022", "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(storage=s)\n"),
+    ("MCP024", "from mcp.client.auth import OAuthClientProvider\nclass P(OAuthClientProvider):\n    def mine(self): ...\n"),
+    ("MCP028", "import mcp.types\nclass App:\n    def get_context(self): ...\nApp().get_context()\n"),
+    ("MCP029", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.call_tool('t', {})\n"),
+    ("MCP034", "from mcp.client.auth import OAuthClientProvider\nimport httpx\n"),
+    ("MCP041", "import mcp.types\nclass RequestParams:\n    class Meta: ...\nRequestParams.Meta()\n"),
+    ("MCP042", "import mcp.types\nLATEST_PROTOCOL_VERSION = '2025-06-18'\nprint(LATEST_PROTOCOL_VERSION)\n"),
+    ("MCP047", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.read_resource('x')\n"),
+    ("MCP051", "from mylib import FileResource\nFileResource(is_binary=True)\n"),
+    ("MCP054", "import mcp.types\ndef f(creds):\n    return creds.client_id\n"),
+    ("MCP059", "import mcp.types\nclass Router:\n    request_handlers = {}\nRouter().request_handlers\n"),
+    ("MCP060", "from mcp.server.lowlevel import Server\nclass S(Server):\n    def helper(self): ...\n"),
+    ("MCP062", "from mcp.server.session import ServerSession\ndef f(s: ServerSession) -> None: ...\n"),
+    ("MCP065", "import mcp.types\ndef f(db):\n    db.list_tools(cursor='c')\n"),
+    ("MCP070", "from mcp.client.streamable_http import StreamableHTTPTransport\nt = StreamableHTTPTransport('u')\n"),
     ("MCP005", "import json\ntool = json.loads('{}')\nprint(tool['inputSchema'])\nclass M:\n    isError: bool\nM().isError\n"),
     ("MCP017", "from pydantic import BaseModel\nclass Mine(BaseModel):\n    x: int\nMine(x=1).model_dump()\n"),
     ("MCP004", "from myhttp import streamable_http_client\nasync def f():\n"
