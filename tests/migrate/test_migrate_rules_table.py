@@ -25,6 +25,8 @@ class Case:
     markers: int = 0
 
 
+S = "from mcp.server.fastmcp import FastMCP, Context\nmcp = FastMCP('x')\n"
+
 CASES: list[Case] = [
     Case("MCP003", """
         from mcp.server.fastmcp import FastMCP
@@ -134,6 +136,44 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP201", S, None, {"manual"}, 1),
+    Case("MCP202", S + "mcp.run(transport='streamable-http')\n", None, {"manual"}, 1),
+    Case("MCP203", S + "@mcp.tool()\ndef add(a: int) -> int:\n    return a\n", None, {"manual"}, 1),
+    Case("MCP204", "from mcp import ClientSession\ns = ClientSession(r, w)\n", None, {"manual"}, 1),
+    Case("MCP205", "from mcp.client.sse import sse_client\nc = sse_client('http://x')\n", None, {"manual"}, 1),
+    Case("MCP206", S + "app = mcp.streamable_http_app()\n", None, {"manual"}, 1),
+    Case("MCP207", S + "async def t(ctx: Context) -> None:\n    await ctx.elicit('q', schema=M)\n", None, {"manual"}, 1),
+    Case("MCP208", "from mcp import ClientSession\ns = ClientSession(r, w, sampling_callback=cb)\n", None, {"manual"}, 1),
+    Case("MCP209", "from mcp.client.stdio import stdio_client\nc = stdio_client(params)\n", None, {"manual"}, 1),
+    Case("MCP210", S + "async def t(ctx: Context) -> None:\n    await ctx.session.create_message(m, max_tokens=5)\n",
+         None, {"manual"}, 1),
+    Case("MCP211", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', auth_server_provider=p, version='1')\n",
+         None, {"manual"}, 1),
+    Case("MCP212", S + "async def t(ctx: Context) -> None:\n    await ctx.info('hi')\n", None, {"manual"}, 1),
+    Case("MCP213", "from mcp.server.session import ServerSession\nasync def f(s: ServerSession) -> None:\n"
+                   "    await s.send_roots_list_changed()\n", None, {"manual"}, 1),
+    Case("MCP214", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', lifespan=ls, version='1')\n",
+         None, {"manual"}, 1),
+    Case("MCP215", S + "@mcp.resource('users://{uid}/profile')\nasync def p(uid: str) -> str:\n    return uid\n",
+         None, {"manual"}, 1),
+    Case("MCP216", S + "async def t(ctx: Context) -> None:\n    await ctx.elicit('q', schema=M)\n", None, {"manual"}, 1),
+    Case("MCP217", "from mcp.server.lowlevel import Server\nasync def f(app: Server) -> None:\n"
+                   "    await app.run(r, w, o, raise_exceptions=True)\n", None, {"manual"}, 1),
+    Case("MCP218", "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(server_url=u)\n",
+         None, {"manual"}, 1),
+    Case("MCP221", "from mcp.types import JSONRPCError\n", None, {"manual"}, 1),
+    Case("MCP222", "import os\nport = os.environ.get('FASTMCP_PORT')\n", None, {"manual"}, 1),
+    Case("MCP223", "from mcp import McpError\nfrom mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\n"
+                   "async def t() -> str:\n    raise McpError(err)\n", None, {"manual"}, 1),
+    Case("MCP229", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.send_ping()\n",
+         None, {"manual"}, 1),
+    Case("MCP230", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n"
+                   "    await s.subscribe_resource('x://y')\n", None, {"manual"}, 1),
+    Case("MCP231", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n"
+                   "    await s.send_progress_notification('t', 1.0)\n", None, {"manual"}, 1),
+    Case("MCP232", S + "async def t(ctx: Context) -> None:\n    await ctx.session.send_tool_list_changed()\n",
+         None, {"manual"}, 1),
+    Case("MCP233", "schema = {'x-mcp-header': 'X-Region'}\n", None, {"manual"}, 1),
     Case("MCP020", "import mcp.types as types\nmsg = types.JSONRPCMessage.model_validate(data)\n", None, {"manual"}, 1),
     Case("MCP021", "from mcp.server.lowlevel.server import request_ctx\nctx = request_ctx.get()\n", None, {"manual"}, 1),
     Case("MCP022", "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(callback_handler=cb)\n",
@@ -444,6 +484,34 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP201", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1.0')\n"),
+    ("MCP202", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1')\nmcp.run()\n"),
+    ("MCP203", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1')\n@mcp.tool()\nasync def a() -> int:\n"
+               "    return 1\n"),
+    ("MCP204", "from mylib import ClientSession\nClientSession()\n"),
+    ("MCP205", "from mylib import sse_client\nsse_client('x')\n"),
+    ("MCP206", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1')\napp = mcp.streamable_http_app(host='h')\n"),
+    ("MCP207", "import mcp.types\ndef f(form):\n    form.elicit('q')\n"),
+    ("MCP208", "from mylib import ClientSession\nClientSession(sampling_callback=cb)\n"),
+    ("MCP209", "def stdio_client(p): ...\nstdio_client(1)\n"),
+    ("MCP210", "import mcp.types\ndef f(llm):\n    llm.create_message('x')\n"),
+    ("MCP211", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1')\n"),
+    ("MCP212", "import logging\nlogger = logging.getLogger()\nlogger.info('x')\n"),
+    ("MCP213", "import mcp.types\ndef f(tree):\n    tree.send_roots_list_changed()\n"),
+    ("MCP214", "from starlette.applications import Starlette\napp = Starlette(lifespan=ls)\n"),
+    ("MCP215", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', version='1')\n@mcp.resource('config://app')\n"
+               "async def c() -> str:\n    return ''\n"),
+    ("MCP216", "import mcp.types\ndef f(form):\n    form.elicit(schema=1)\n"),
+    ("MCP217", "import mcp.types\ndef f(app):\n    app.run(raise_exceptions=True)\n"),
+    ("MCP218", "from mylib import OAuthClientProvider\nOAuthClientProvider()\n"),
+    ("MCP221", "from mylib import JSONRPCError\n"),
+    ("MCP222", "import os\nport = os.environ.get('PORT')\n"),
+    ("MCP223", "from mcp import McpError\ndef helper() -> None:\n    raise McpError(err)\n"),
+    ("MCP229", "import mcp.types\ndef f(net):\n    net.send_ping()\n"),
+    ("MCP230", "import mcp.types\ndef f(feed):\n    feed.subscribe_resource('x')\n"),
+    ("MCP231", "import mcp.types\ndef f(bus):\n    bus.send_progress_notification('t', 1)\n"),
+    ("MCP232", "import mcp.types\ndef f(bus):\n    bus.send_tool_list_changed()\n"),
+    ("MCP233", "headers = {'x-request-id': '1'}\n"),
     ("MCP020", "from mylib import JSONRPCMessage\nJSONRPCMessage.model_validate({})\n"),
     ("MCP021", "import contextvars\nrequest_ctx = contextvars.ContextVar('x')\nrequest_ctx.get()\n"),
     ("MCP022", "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(storage=s)\n"),

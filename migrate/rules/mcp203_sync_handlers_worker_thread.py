@@ -1,0 +1,38 @@
+"""MCP203 sync-handlers-worker-thread: plain ``def`` tools/resources/prompts run in a worker thread
+in v2 (concurrency, thread affinity, no running event loop)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+from migrate.rules.sdk import SERVER_CLASS
+
+DECORATORS = frozenset({"tool", "resource", "prompt"})
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP203",
+        "sync-handlers-worker-thread",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "`def` tools/resources/prompts run in a worker thread (concurrency, thread affinity, no running loop)",
+    )
+    TRIGGERS = (".tool(", ".resource(", ".prompt(")
+    RECEIVERS = SERVER_CLASS
+    MESSAGE = "sync handler: v2 runs it in a worker thread (concurrently, no running event loop); make it async if that matters"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        return None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.asynchronous is not None:
+            return
+        for decorator in node.decorators:
+            call = decorator.decorator
+            target = call.func if isinstance(call, cst.Call) else call
+            if isinstance(target, cst.Attribute) and target.attr.value in DECORATORS and self.receiver_typed(target.value):
+                self.report(node, self.MESSAGE, fixed=False)
+                return

@@ -1,0 +1,34 @@
+"""MCP206 dns-rebinding-host-default: a mounted ``streamable_http_app()``/``sse_app()`` without ``host=``
+turns DNS-rebinding protection on (421 for real hostnames)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+from migrate.rules.sdk import SERVER_CLASS
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP206",
+        "dns-rebinding-host-default",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        'Mounted `streamable_http_app()`/`sse_app()` default `host="127.0.0.1"` -> DNS-rebinding protection on',
+    )
+    TRIGGERS = ("_app(",)
+    METHODS = frozenset(
+        {
+            "sse_app",
+            "streamable_http_app",
+        }
+    )
+    RECEIVERS = SERVER_CLASS
+    MISSING = "host"
+    MESSAGE = "mounted app without host=: DNS-rebinding protection is on and real hostnames get 421; pass host= (or transport_security=)"
+
+    def is_site(self, node: cst.Call) -> bool:
+        keywords = {a.keyword.value for a in node.args if a.keyword}
+        return "transport_security" not in keywords and super().is_site(node)

@@ -1,0 +1,37 @@
+"""MCP208 callbacks-concurrent: client callbacks and notifications run concurrently (no ordering);
+raising callbacks answer code 0."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP208",
+        "callbacks-concurrent",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "Client callbacks and notifications run concurrently (no ordering); raising callbacks answer code 0",
+    )
+    TRIGGERS = ("_callback", "message_handler")
+    CALLEES = frozenset(
+        {
+            "mcp.Client",
+            "mcp.ClientSession",
+            "mcp.client.Client",
+            "mcp.client.client.Client",
+            "mcp.client.session.ClientSession",
+        }
+    )
+    KEYWORDS = frozenset(
+        {
+            "elicitation_callback",
+            "list_roots_callback",
+            "logging_callback",
+            "message_handler",
+            "sampling_callback",
+        }
+    )
+    MESSAGE = "client callbacks now run concurrently (no ordering guarantee); a raising callback answers code 0"

@@ -1,0 +1,25 @@
+"""MCP210 deprecated-sampling: sampling is deprecated (SEP-2577) and emits ``MCPDeprecationWarning``."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+from migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP210",
+        "deprecated-sampling",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "Sampling deprecated (SEP-2577): `ctx.session.create_message()`, `sampling_callback=`",
+    )
+    TRIGGERS = ("create_message",)
+    METHODS = frozenset(
+        {
+            "create_message",
+        }
+    )
+    RECEIVERS = CONTEXT_CLASS | SESSION_CLASS
+    MESSAGE = "sampling is deprecated (SEP-2577) and warns MCPDeprecationWarning"

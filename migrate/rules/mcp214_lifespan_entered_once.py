@@ -1,0 +1,26 @@
+"""MCP214 lifespan-entered-once: streamable HTTP enters ``lifespan`` once at manager start (was per
+session)."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+from migrate.rules.sdk import LOWLEVEL_SERVER, SERVER_CLASS
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP214",
+        "lifespan-entered-once",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "Streamable HTTP enters `lifespan` once at manager start (was per session / per stateless request)",
+    )
+    TRIGGERS = ("lifespan=",)
+    CALLEES = SERVER_CLASS | LOWLEVEL_SERVER
+    KEYWORDS = frozenset(
+        {
+            "lifespan",
+        }
+    )
+    MESSAGE = "with streamable HTTP the lifespan is entered once at startup, not per session: per-session state must move"

@@ -1,0 +1,31 @@
+"""MCP217 raise-exceptions-narrowed: ``server.run(..., raise_exceptions=True)`` no longer re-raises
+transport errors."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import CallDetector
+from migrate.rules.sdk import LOWLEVEL_SERVER
+
+
+class Rule(CallDetector):
+    META = RuleMeta(
+        "MCP217",
+        "raise-exceptions-narrowed",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "`server.run(..., raise_exceptions=True)` no longer re-raises transport (parse) errors",
+    )
+    TRIGGERS = ("raise_exceptions",)
+    METHODS = frozenset(
+        {
+            "run",
+        }
+    )
+    RECEIVERS = LOWLEVEL_SERVER
+    KEYWORDS = frozenset(
+        {
+            "raise_exceptions",
+        }
+    )
+    MESSAGE = "raise_exceptions=True no longer re-raises transport (parse) errors"

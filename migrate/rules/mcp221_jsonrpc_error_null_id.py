@@ -1,0 +1,23 @@
+"""MCP221 jsonrpc-error-null-id: ``JSONRPCError.id`` may be ``None``."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.base import Detector
+
+
+class Rule(Detector):
+    META = RuleMeta(
+        "MCP221",
+        "jsonrpc-error-null-id",
+        Kind.ADVISORY,
+        Safety.REPORT,
+        "`JSONRPCError.id` may be `None`",
+    )
+    TRIGGERS = ("JSONRPCError",)
+    NAMES = frozenset(
+        {
+            "mcp.types.JSONRPCError",
+        }
+    )
+    MESSAGE = "JSONRPCError.id may be None in v2: handle a missing id"
