@@ -210,7 +210,8 @@ def test_line_endings_encoding_and_bom_preserved(tmp_path: Path, capsys: pytest.
     bom.write_bytes(b"\xef\xbb\xbffrom mcp.server.fastmcp import FastMCP\n")
     run_cli([str(tmp_path)], capsys)
     data = crlf.read_bytes()
-    assert b"MCPServer" in data and data.count(b"\r\n") == SERVER.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
+    assert b"MCPServer" in data and b"TODO(mcp-migrate" in data
+    assert data.count(b"\r\n") >= SERVER.count("\n") and b"\n" not in data.replace(b"\r\n", b"")  # CRLF only
     assert latin.read_bytes() == "# -*- coding: latin-1 -*-\n# caf\xe9\nfrom mcp.server.mcpserver import MCPServer\n".encode(
         "latin-1")
     assert bom.read_bytes() == b"\xef\xbb\xbffrom mcp.server.mcpserver import MCPServer\n"
