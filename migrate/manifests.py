@@ -180,3 +180,33 @@ def declared_names(kind: str, name: str, text: str) -> set[str]:
 
 
 __all__ = ["Table", "bump_requirement", "declared_names", "parse_toml", "poetry_tables", "toml_arrays"]
+
+
+def requirements_in(kind: str, name: str, text: str) -> list[tuple[int, Requirement]]:
+    """(line, requirement) of every PEP 508 requirement a manifest declares (best effort)."""
+    found: list[tuple[int, Requirement]] = []
+    if kind == "requirements":
+        for number, body in requirement_lines(text):
+            req = parse_requirement(body)
+            if req:
+                found.append((number, req))
+    elif name == "pyproject.toml":
+        doc = tomllib.loads(text)
+        for array in toml_arrays(doc):
+            for item in array:
+                req = parse_requirement(str(item))
+                if req:
+                    found.append((line_of(text, str(item)), req))
+        for table in poetry_tables(doc):
+            for key, value in table.items():
+                spec = value.get("version", "") if isinstance(value, dict) else value
+                if isinstance(spec, str):
+                    found.append((line_of(text, f"{key} ="), Requirement(key, "", spec, "")))
+    elif name == "setup.cfg":
+        parser = configparser.ConfigParser()
+        parser.read_string(text)
+        for raw in parser.get("options", "install_requires", fallback="").splitlines():
+            req = parse_requirement(raw)
+            if req:
+                found.append((line_of(text, raw.strip()), req))
+    return found

@@ -1,0 +1,14 @@
+"""MCP027 pydantic-settings-undeclared: own ``pydantic_settings`` import relied on mcp v1 -> declare it."""
+
+from __future__ import annotations
+
+from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules.undeclared import UndeclaredDependency
+
+
+class Rule(UndeclaredDependency):
+    META = RuleMeta("MCP027", "pydantic-settings-undeclared", Kind.REQUIRED, Safety.REVIEW,
+                    "Own `pydantic_settings` import relied on mcp v1 to install it -> declare `pydantic-settings`")
+    MODULES = frozenset({"pydantic_settings"})
+    PACKAGE = "pydantic-settings"
+    SPEC = ">=2.5.2"
