@@ -16,7 +16,7 @@ import sys
 import tokenize
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
@@ -153,13 +153,13 @@ class Job:
     path: str
     kind: str
     module: str
+    imports: frozenset[str] = frozenset()  # manifests: top-level modules imported by the code below them
 
 
 @dataclass
 class Shared:
     options: Options
     index: ProjectIndex
-    project_imports: frozenset[str] = field(default_factory=frozenset)
 
 
 _SHARED: Shared | None = None
@@ -197,7 +197,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index, job.module)
     else:
         new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
-                                                    shared.project_imports)
+                                                    job.imports)
     result.findings = findings
     if failure:
         result.skipped = failure
@@ -213,9 +213,10 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
 
 
 # ------------------------------------------------------------------------------------ project
-def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, frozenset[str], dict[str, str]]:
+def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, dict[Path, set[str]], dict[str, str]]:
+    """The project index, the top-level modules each Python file imports, and module names."""
     index = ProjectIndex()
-    imports: set[str] = set()
+    imports: dict[Path, set[str]] = {}
     modules: dict[str, str] = {}
     for path, kind in files:
         if kind != "python":
@@ -229,20 +230,33 @@ def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, frozen
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
             continue
         index_file(index, path, code)
+        mine = imports.setdefault(path.absolute(), set())
         for line in code.splitlines():
             stripped = line.lstrip()
             if stripped.startswith(("import ", "from ")):
                 word = stripped.split()[1] if len(stripped.split()) > 1 else ""
                 if word and not word.startswith("."):
-                    imports.add(word.split(".")[0].rstrip(","))
-    return index, frozenset(imports), modules
+                    mine.add(word.split(".")[0].rstrip(","))
+    return index, imports, modules
+
+
+def imports_below(folder: Path, imports: dict[Path, set[str]]) -> frozenset[str]:
+    found: set[str] = set()
+    for path, names in imports.items():
+        if path.is_relative_to(folder):
+            found |= names
+    return frozenset(found)
 
 
 def run(files: list[tuple[Path, str]], options: Options, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None) -> list[FileResult]:
     index, imports, modules = build_index(files)
-    shared = Shared(options, index, imports)
-    work = [Job(str(path), kind, modules.get(str(path), path.stem)) for path, kind in files]
+    shared = Shared(options, index)
+    work = [
+        Job(str(path), kind, modules.get(str(path), path.stem),
+            imports_below(path.absolute().parent, imports) if kind != "python" else frozenset())
+        for path, kind in files
+    ]
     results: list[FileResult] = []
     total = len(work)
     if jobs <= 1 or total < 8:

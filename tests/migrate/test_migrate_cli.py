@@ -248,3 +248,13 @@ def test_baseline_suppresses_known_findings(tmp_path: Path, capsys: pytest.Captu
     run_cli(["check", str(root), "--format", "json", "--output", str(baseline)], capsys)
     code, out, _ = run_cli(["check", str(root), "--baseline", str(baseline), "--format", "json"], capsys)
     assert json.loads(out)["findings"] == []
+
+
+def test_undeclared_dependencies_are_judged_per_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, code in (("uses_httpx", "import httpx\nimport mcp.types\n"), ("plain", "import mcp.types\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "app.py").write_text(code, encoding="utf-8")
+        (tmp_path / name / "requirements.txt").write_text("mcp>=2.3,<3\n", encoding="utf-8")
+    run_cli([str(tmp_path)], capsys)
+    assert (tmp_path / "uses_httpx" / "requirements.txt").read_text(encoding="utf-8") == "mcp>=2.3,<3\nhttpx>=0.27\n"
+    assert (tmp_path / "plain" / "requirements.txt").read_text(encoding="utf-8") == "mcp>=2.3,<3\n"
