@@ -97,7 +97,7 @@ def serve(
 
         if upstream or command or stdio:
             raise typer.BadParameter("--config serves the fleet over HTTP: give no --upstream, command or --stdio")
-        host, port = _parse_listen(listen or "127.0.0.1:8808")
+        host, port = _parse_listen(listen) if listen else (None, None)
         serve_fleet(config, host, port)
         return
     if bool(upstream) == bool(command):

@@ -232,7 +232,7 @@ class Router:
             body = read
             request = _replayed(request, body)
             msg, _ = classify_post(body)
-            if not isinstance(msg, dict) or not entry.front._is_legacy(request, msg):
+            if not isinstance(msg, dict) or not entry.front.is_legacy(request, msg):
                 return await entry.front.endpoint(request)
         elif request.method not in ("GET", "DELETE"):
             return await entry.front.endpoint(request)
@@ -332,7 +332,9 @@ def use_json_logs() -> None:
         handler.setFormatter(JsonFormatter())
 
 
-def serve_fleet(config_path: str, host: str, port: int) -> None:
+def serve_fleet(config_path: str, host: str | None = None, port: int | None = None) -> None:
+    """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
+    else 127.0.0.1:8808."""
     import uvicorn
 
     use_json_logs()
@@ -343,6 +345,10 @@ def serve_fleet(config_path: str, host: str, port: int) -> None:
     except fc.ConfigError as exc:
         print(f"mcp-bridge: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    if host is None or port is None:
+        listen = cfg.bridge.listen or "127.0.0.1:8808"
+        bind, _, port_text = listen.rpartition(":")
+        host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
     router = Router(config_path)
     app = build_fleet_app(router)
     log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp", host, port,

@@ -83,12 +83,10 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 class HttpFront:
-    def __init__(self, settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None,
-                 on_request: Callable[[str, str, str, float], None] | None = None) -> None:
+    def __init__(self, settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None) -> None:
         self.settings = settings
         self.upstream = upstream
         self.legacy = legacy
-        self.on_request = on_request
         self.param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         """``x-mcp-header`` annotations (by tool name) learned from the ``tools/list`` results this
         front relays: ``Mcp-Param-*`` headers of later calls are checked against them."""
@@ -116,14 +114,15 @@ class HttpFront:
             msg = jsonrpc.parse_frame(body)
         except FrameError as exc:
             return rpc_error(exc.http_status, exc.code, exc.message, exc.id, exc.data)
-        if legacy_ok and self._is_legacy(request, msg):
+        if legacy_ok and self.is_legacy(request, msg):
             assert self.legacy is not None
             return await self.legacy.handle_post(request, msg)
         if self.settings.front_era == eras.LEGACY:
             return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
         return await self._modern(request, msg)
 
-    def _is_legacy(self, request: Request, msg: Message) -> bool:
+    def is_legacy(self, request: Request, msg: Message) -> bool:
+        """Whether this POST belongs to a 2025 session (see README: classification of requests)."""
         if self.settings.front_era == eras.LEGACY:
             return True
         if "mcp-session-id" in request.headers or msg.get("method") == "initialize":

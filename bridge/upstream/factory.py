@@ -193,8 +193,8 @@ def modern_upstream(target: Target, settings: Settings) -> Upstream:
 
     if target.url:
         return ModernHttpUpstream(target.url, settings, headers=target.headers or None)
-    env = target.env if not target.inherit_env else None
-    return ModernStdioUpstream(target.command, settings, env=env or (target.env or None), cwd=target.cwd)
+    return ModernStdioUpstream(target.command, settings, env=target.env or None, cwd=target.cwd, inherit_env=target.inherit_env,
+                               name=target.name)
 
 
 class AutoUpstream(Upstream):

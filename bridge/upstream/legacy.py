@@ -98,6 +98,8 @@ class LegacySession:
         self.lease: UpstreamCall | None = None
         self.reserved = False
         """Held by an input-capable call from lease grant until it finishes (its lease)."""
+        self.provisional = False
+        """Opened by start() (fail fast) rather than for a client; retired when a client session appears."""
         self.sub_counts: dict[str, int] = {}
         self.log_level_set = False
         self.inits = 0
@@ -348,10 +350,18 @@ class LegacyUpstream(Upstream):
     # --- Upstream interface ----------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Fail fast: initialize one session now. It is provisional: the first client session of
+        another pool key retires it while idle (a stdio upstream would otherwise keep two children)."""
         session = await self._session(CallContext(), {}, None)
+        session.provisional = True
         await session.ensure_ready()
 
     async def discover(self, ctx: CallContext) -> Message:
+        # Any ready session of this caller has the upstream's InitializeResult; prefer it to a new one.
+        for group in self.sessions.values():
+            for session in group:
+                if session.principal == ctx.principal and session.state == "ready":
+                    return self._discover_result(session)
         session = await self._session(ctx, {}, None)
         await session.ensure_ready()
         return self._discover_result(session)
@@ -446,8 +456,19 @@ class LegacyUpstream(Upstream):
         transport = self.transport_factory(ctx)
         client_info = {"name": str(info.get("name")), "version": str(info.get("version", "0"))} if info else self.settings.bridge_info()
         session = LegacySession(self, transport, key, caps, client_info)
+        self._retire_provisional(key)
         self.sessions.setdefault(key, []).append(session)
         return session
+
+    def _retire_provisional(self, key: PoolKey) -> None:
+        for other_key, group in list(self.sessions.items()):
+            if other_key == key:
+                continue
+            for s in [s for s in group if s.provisional and not s.calls and not s.reserved and not s.sub_counts]:
+                group.remove(s)
+                asyncio.get_running_loop().create_task(s.close())
+            if not group:
+                del self.sessions[other_key]
 
     async def _session(self, ctx: CallContext, caps: dict[str, Any], info: dict[str, Any] | None) -> LegacySession:
         if self._closed:

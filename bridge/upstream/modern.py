@@ -363,7 +363,8 @@ class ModernStdioUpstream(Upstream):
 
     era = MODERN
 
-    def __init__(self, argv: Sequence[str], settings: Settings, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(self, argv: Sequence[str], settings: Settings, env: dict[str, str] | None = None, cwd: str | None = None,
+                 inherit_env: bool = True, name: str = "modern-stdio") -> None:
         self.settings = settings
         self.argv = list(argv)
         self._proc = ChildProcess(
@@ -371,11 +372,12 @@ class ModernStdioUpstream(Upstream):
             on_message=self._on_message,
             on_exit=self._on_exit,
             env=env,
+            inherit_env=inherit_env,
             cwd=cwd,
             max_line_bytes=settings.max_line_bytes,
             backoff_initial=settings.respawn_backoff_initial,
             backoff_max=settings.respawn_backoff_max,
-            name="modern-stdio",
+            name=name,
         )
         self._ids = itertools.count(1)
         self._pending: dict[int, _InFlight] = {}
