@@ -52,7 +52,7 @@ class Rule(Provenance):
         ):
             return updated_node  # RequestParamsMeta is a TypedDict now (MCP041)
         if not self.provable(original_node.value):
-            if "mcp.types" in self.ctx.code or "from mcp import" in self.ctx.code:
+            if any(m == "mcp" or m.startswith("mcp.") for m in self.ctx.table().modules):
                 self.report(original_node, f"if this is an MCP model, read `.{snake(name)}` (v2 fields are snake_case)",
                             fixed=False)
             return updated_node

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.rules.base import CallDetector
-from migrate.rules.sdk import SESSION_CLASS
+from migrate.rules.sdk import SERVER_CLASS, SESSION_CLASS
 
 RESULT_METHODS = frozenset(
     {
@@ -25,7 +25,7 @@ MODEL_LISTS = frozenset({"tools", "resources", "resource_templates", "resourceTe
 
 
 class Provenance(CallDetector):
-    RECEIVERS = SESSION_CLASS
+    RECEIVERS = SESSION_CLASS | SERVER_CLASS  # MCPServer.list_tools() etc. return MCP models too
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -64,9 +64,9 @@ class Provenance(CallDetector):
 
     def visit_For(self, node: cst.For) -> None:
         it = node.iter
-        if isinstance(it, cst.Attribute) and it.attr.value in MODEL_LISTS and self.provable(it.value):
-            if isinstance(node.target, cst.Name):
-                self.models.add(node.target.value)
+        listed = isinstance(it, cst.Attribute) and it.attr.value in MODEL_LISTS and self.provable(it.value)
+        if (listed or (isinstance(it, cst.Name) and it.value in self.models)) and isinstance(node.target, cst.Name):
+            self.models.add(node.target.value)
 
     def provable(self, receiver: cst.BaseExpression) -> bool:
         node = receiver

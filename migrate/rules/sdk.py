@@ -37,5 +37,7 @@ SESSION_CLASS = frozenset(
         "mcp.Client",
         "mcp.client.Client",
         "mcp.client.client.Client",
+        # v1's in-memory helper yields a ClientSession (MCP023 turns it into mcp.Client)
+        "mcp.shared.memory.create_connected_server_and_client_session",
     }
 )
