@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 from migrate import engine, report
-from migrate.config import Config, dirty_files, load_config
+from migrate.config import dirty_files, load_config
 from migrate.discover import discover
 from migrate.model import FileResult
 from migrate.rules import catalogue, select_rules, unknown_tokens
@@ -201,5 +201,3 @@ def route(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     app(args=route(list(sys.argv[1:] if argv is None else argv)), prog_name="mcp-migrate")
 
-
-__all__ = ["Config", "app", "main", "route"]
