@@ -28,18 +28,20 @@ from migrate.index import ProjectIndex
 from migrate.model import Finding, RuleMeta, Safety
 from migrate.resolve import ImportTable
 
-IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]")
+IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]\s*(.*)$")
 MARKER_PREFIX = "# TODO(mcp-migrate "
 
 
 def ignore_table(code: str) -> dict[int, set[str]]:
-    """Line number -> rule IDs/slugs named by an inline ``# mcp-migrate: ignore[...]`` comment."""
+    """Line number -> rule IDs/slugs named by an inline ``# mcp-migrate: ignore[...] <reason>``.
+
+    A suppression must say why: a comment without a reason after the brackets is not honoured."""
     table: dict[int, set[str]] = {}
     if "mcp-migrate:" not in code:
         return table
     for number, line in enumerate(code.splitlines(), start=1):
         match = IGNORE_RE.search(line)
-        if match:
+        if match and match.group(2).strip():
             table[number] = {part.strip() for part in match.group(1).split(",") if part.strip()}
     return table
 

@@ -258,3 +258,10 @@ def test_undeclared_dependencies_are_judged_per_project(tmp_path: Path, capsys: 
     run_cli([str(tmp_path)], capsys)
     assert (tmp_path / "uses_httpx" / "requirements.txt").read_text(encoding="utf-8") == "mcp>=2.3,<3\nhttpx>=0.27\n"
     assert (tmp_path / "plain" / "requirements.txt").read_text(encoding="utf-8") == "mcp>=2.3,<3\n"
+
+
+def test_inline_ignore_needs_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = tmp_path / "server.py"
+    server.write_text(SERVER.replace('port=9000)', 'port=9000)  # mcp-migrate: ignore[MCP003]'), encoding="utf-8")
+    run_cli([str(tmp_path), "--select", "MCP003"], capsys)
+    assert 'FastMCP("Demo")' in server.read_text(encoding="utf-8")  # not honoured: the kwarg moved anyway
