@@ -36,6 +36,9 @@ DESTINATIONS: dict[str | None, tuple[str, ...]] = {
 class Plan:
     movable: bool
     reason: str = ""
+    # values that cannot be re-spelled at a start site in another scope/module travel on the server
+    # object instead: ``server._mcp_v1_transport = {...}`` after the constructor, read back at the sites
+    stash: bool = False
     review: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
 
@@ -62,20 +65,22 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
     used: set[str] = set()
     for site in sites:
         literal = all(ctor.literal.get(k, False) for k in moved)
-        if site.path != ctor.path and not literal:
-            return Plan(False, f"started in another module ({site.path}) with non-literal values; move "
-                               f"{', '.join(moved)} to that call by hand")
-        if not literal and ctor.scope and site.scope != ctor.scope:
-            return Plan(False, f"started outside the function that builds it ({site.scope or 'module level'}) "
-                               f"and the values are local expressions; pass {', '.join(moved)} to that call by hand")
-        if site.path != ctor.path:
+        elsewhere = site.path != ctor.path or bool(ctor.scope and site.scope != ctor.scope)
+        if elsewhere and not literal:
+            if ctor.settings:
+                return Plan(False, f"started in another scope/module ({site.path}) with non-literal values and "
+                                   f"settings writes; pass {', '.join(moved)} to that call by hand")
+            result.stash = True
+            result.review.append("non-literal values travel to the start site on `server._mcp_v1_transport`")
+        if site.path != ctor.path and not result.stash:
             result.review.append(f"moved to the start site in {site.path}")
         if site.transport is None:
             _, http_only = site_kwargs(site, moved)
             if http_only and not site.simple_transport:
                 return Plan(False, f"the transport is computed by an expression; pass {', '.join(http_only)} "
                                    "only for streamable-http by hand")
-            result.review.append("dynamic transport: streamable-only options are passed conditionally")
+            if http_only:
+                result.review.append("dynamic transport: streamable-only options are passed conditionally")
         common, extra = site_kwargs(site, moved)
         used.update(common)
         used.update(extra)
@@ -123,8 +128,11 @@ class StartSiteEditor(RuleTransformer):
         ctor = self.ctx.index.servers.get(site.key)
         if ctor is None or not self.moved_here(ctor) or not self.can_fix:
             return updated
-        if not plan(ctor, self.ctx.index).movable:
+        decision = plan(ctor, self.ctx.index)
+        if not decision.movable:
             return updated
+        if decision.stash:
+            return self._stash_site(original, updated, site, ctor)
         existing = {a.keyword.value for a in updated.args if a.keyword}
         common, extra = site_kwargs(site, {k: v for k, v in self.moved_here(ctor).items() if k not in existing})
         if not common and not extra:
@@ -155,6 +163,29 @@ class StartSiteEditor(RuleTransformer):
             if i < len(new_args) - 1:
                 new_args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return updated.with_changes(args=[*args, *new_args])
+
+
+    def _stash_site(self, original: cst.Call, updated: cst.Call, site: StartSite, ctor: ServerCtor) -> cst.Call:
+        keys = self.moved_here(ctor)
+        if any(a.star == "**" and "_mcp_v1_transport" in cst.Module([]).code_for_node(a.value) for a in updated.args):
+            return updated
+        common, extra = site_kwargs(site, keys)
+        if not common and not extra:
+            return updated
+        receiver = cst.Module([]).code_for_node(updated.func.value)  # type: ignore[attr-defined]
+        condition = f"k in {tuple(common)!r}"
+        if extra:
+            transport = _transport_expr(updated)
+            if transport is None:
+                return updated
+            condition += f" or ({cst.Module([]).code_for_node(transport)} == \"streamable-http\" and k in {tuple(extra)!r})"
+        source = f'{{k: v for k, v in getattr({receiver}, "_mcp_v1_transport", {{}}).items() if {condition}}}'
+        if not self.report(original, "receives the constructor's transport kwargs from `_mcp_v1_transport`", fixed=True):
+            return updated
+        args = list(updated.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated.with_changes(args=[*args, cst.Arg(cst.parse_expression(source), star="**")])
 
 
 class Rule(StartSiteEditor):
@@ -200,7 +231,21 @@ class Rule(StartSiteEditor):
         args = [a for a in updated.args if not (a.keyword and a.keyword.value in ALL_KWARGS)]
         if args and args[-1] is not updated.args[-1]:
             args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
+        if decision.stash and var is not None:
+            moved = [a for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
+            items = ", ".join(f'"{a.keyword.value}": {cst.Module([]).code_for_node(a.value)}'  # type: ignore[union-attr]
+                              for a in moved)
+            self.stash_line = cst.parse_statement(f"{var}._mcp_v1_transport = {{{items}}}\n")
         return updated.with_changes(args=args)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+        stash = getattr(self, "stash_line", None)
+        if stash is None:
+            return updated_node
+        self.stash_line = None
+        return cst.FlattenSentinel([updated_node, stash])
 
 def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -136,6 +136,25 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        def create(settings):
+            app = FastMCP("x", port=settings.port)
+            return app
+        def main(settings) -> None:
+            server = create(settings)
+            server.run(transport="sse")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        def create(settings):
+            # TODO(mcp-migrate MCP003): non-literal values travel to the start site on `server._mcp_v1_transport`
+            app = FastMCP("x")
+            app._mcp_v1_transport = {"port": settings.port}
+            return app
+        def main(settings) -> None:
+            server = create(settings)
+            server.run(transport="sse", **{k: v for k, v in getattr(server, "_mcp_v1_transport", {}).items() if k in ('port',)})
+        """, {"review", "fixed"}, 1),
     Case("MCP031", "from mcp import ClientSession\nsession = ClientSession(read, write)\n", None, {"manual"}, 1),
     Case("MCP032", "from mcp.client.streamable_http import GetSessionIdCallback\n", None, {"manual"}, 1),
     Case("MCP071", "import httpx\nfrom mcp.client.streamable_http import streamable_http_client\ntry:\n    pass\n"
