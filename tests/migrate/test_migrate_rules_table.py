@@ -136,6 +136,21 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP025", """
+        from mcp import McpError
+        from mcp.types import ErrorData, INVALID_PARAMS
+        def fail(err: ErrorData) -> None:
+            if err:
+                raise McpError(err)
+            raise McpError(ErrorData(code=INVALID_PARAMS, message="bad"))
+        """, """
+        from mcp import McpError
+        from mcp.types import ErrorData, INVALID_PARAMS
+        def fail(err: ErrorData) -> None:
+            if err:
+                raise McpError.from_error_data(err)
+            raise McpError(code=INVALID_PARAMS, message="bad")
+        """, {"fixed"}),
     Case("MCP003", """
         from mcp.server.fastmcp import FastMCP
         def create(settings):
@@ -530,6 +545,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP025", "from mcp import McpError\nraise McpError(code=1, message='x')\nclass E(Exception): ...\nraise E(1)\n"),
     ("MCP031", "from mcp import ClientSession\nasync def f():\n    async with ClientSession(r, w) as s:\n        pass\n"),
     ("MCP032", "from mcp.client.streamable_http import streamable_http_client\n"),
     ("MCP071", "import httpx\ntry:\n    pass\nexcept httpx.HTTPStatusError:\n    pass\n"),
