@@ -265,3 +265,33 @@ def test_inline_ignore_needs_a_reason(tmp_path: Path, capsys: pytest.CaptureFixt
     server.write_text(SERVER.replace('port=9000)', 'port=9000)  # mcp-migrate: ignore[MCP003]'), encoding="utf-8")
     run_cli([str(tmp_path), "--select", "MCP003"], capsys)
     assert 'FastMCP("Demo")' in server.read_text(encoding="utf-8")  # not honoured: the kwarg moved anyway
+
+
+def test_transport_kwargs_move_to_start_sites_in_other_modules(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    pkg = tmp_path / "app"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "server.py").write_text(
+        "import os\nfrom mcp.server.fastmcp import FastMCP\n\n"
+        "mcp = FastMCP('x', stateless_http=True, version='1')\n"
+        "other = FastMCP('y', port=int(os.environ['PORT']), version='1')\n",
+        encoding="utf-8",
+    )
+    (pkg / "main.py").write_text(
+        "from app.server import mcp, other\n\nmcp.run(transport='streamable-http')\nother.run(transport='sse')\n",
+        encoding="utf-8",
+    )
+    (pkg / "asgi.py").write_text("from .server import mcp\n\napp = mcp.streamable_http_app(host='0.0.0.0')\n",
+                                 encoding="utf-8")
+    run_cli([str(tmp_path), "--select", "MCP001,MCP003"], capsys)
+    server = (pkg / "server.py").read_text(encoding="utf-8")
+    assert "mcp = MCPServer('x', version='1')" in server
+    assert "other._mcp_v1_transport = {\"port\": int(os.environ['PORT'])}" in server
+    main = (pkg / "main.py").read_text(encoding="utf-8")
+    assert "mcp.run(transport='streamable-http', stateless_http=True)" in main
+    assert 'other.run(transport=\'sse\', **{k: v for k, v in getattr(other, "_mcp_v1_transport", {}).items()' in main
+    assert "mcp.streamable_http_app(host='0.0.0.0', stateless_http=True)" in (pkg / "asgi.py").read_text(
+        encoding="utf-8")
+    code, out, _ = run_cli([str(tmp_path), "--diff", "--select", "MCP001,MCP003"], capsys)
+    assert code == 0 and out == ""
