@@ -77,16 +77,43 @@ class StartSite:
 
 @dataclass
 class ProjectIndex:
+    # "<key>@<path>" -> constructor: scripts outside packages share module names (many server.py)
     servers: dict[str, ServerCtor] = field(default_factory=dict)
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
     factories: dict[str, str] = field(default_factory=dict)  # function qualname -> server key it returns
+
+    def add_server(self, ctor: ServerCtor) -> None:
+        self.servers[f"{ctor.key}@{ctor.path}"] = ctor
+
+    def ctor_for(self, key: str, path: str) -> ServerCtor | None:
+        """The constructor a name resolved to ``key`` in file ``path`` refers to: the one in the same
+        file, else in the same directory (a script importing its sibling), else the only candidate."""
+        candidates = self._by_key().get(key, [])
+        for test in (lambda c: c.path == path, lambda c: Path(c.path).parent == Path(path).parent):
+            found = [c for c in candidates if test(c)]
+            if found:
+                return found[0]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def has_key(self, key: str) -> bool:
+        return any(c.key == key for c in self.servers.values())
+
+    def _by_key(self) -> dict[str, list[ServerCtor]]:
+        """Constructors grouped by key (phase 2 reads a finished index, so this is computed once)."""
+        cached = self.__dict__.get("_grouped")
+        if cached is None or sum(len(v) for v in cached.values()) != len(self.servers):
+            cached = {}
+            for ctor in self.servers.values():
+                cached.setdefault(ctor.key, []).append(ctor)
+            self.__dict__["_grouped"] = cached
+        return cached
 
     @property
     def site_paths(self) -> set[str]:
         return {site.path for sites in self.sites.values() for site in sites}
 
-    def sites_for(self, key: str) -> list[StartSite]:
-        return self.sites.get(key, [])
+    def sites_for(self, ctor: ServerCtor) -> list[StartSite]:
+        return [s for s in self.sites.get(ctor.key, []) if self.ctor_for(s.key, s.path) is ctor]
 
     def server_named(self, path: str, var: str, ordinal: int) -> ServerCtor | None:
         for ctor in self.servers.values():
@@ -178,7 +205,7 @@ class _Collector(ast.NodeVisitor):
         for stmt in ast.walk(node):
             if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name):
                 key = self.resolve(stmt.value)
-                if key in self.index.servers:
+                if key and self.index.has_key(key):
                     self.index.factories[f"{self.module}.{prefix}{node.name}"] = key
         self.scopes.pop()
         if not prefix:
@@ -205,7 +232,7 @@ class _Collector(ast.NodeVisitor):
                     if kw.arg in TRANSPORT_KWARGS:
                         ctor.kwargs[kw.arg] = ast.get_source_segment(self.code, kw.value) or ast.unparse(kw.value)
                         ctor.literal[kw.arg] = _is_literal(kw.value)
-                self.index.servers[key] = ctor
+                self.index.add_server(ctor)
                 self._bind(target.id, key)
             elif self.resolve(node.value.func) in self.index.factories:
                 self._bind(target.id, self.index.factories[self.resolve(node.value.func) or ""])
@@ -218,9 +245,9 @@ class _Collector(ast.NodeVisitor):
             and target.attr in TRANSPORT_KWARGS
         ):
             key = self.resolve(target.value.value)
-            if key and key in self.index.servers:
+            ctor = self.index.ctor_for(key, self.path) if key else None
+            if ctor is not None:
                 source = ast.get_source_segment(self.code, node.value) or ast.unparse(node.value)
-                ctor = self.index.servers[key]
                 ctor.settings[target.attr] = source
                 ctor.settings_lines[target.attr] = node.lineno
                 ctor.literal[target.attr] = _is_literal(node.value) and ctor.literal.get(target.attr, True)

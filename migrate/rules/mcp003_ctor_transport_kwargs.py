@@ -54,7 +54,7 @@ def site_kwargs(site: StartSite, kwargs: dict[str, str]) -> tuple[dict[str, str]
 
 
 def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
-    sites = index.sites_for(ctor.key)
+    sites = index.sites_for(ctor)
     moved = ctor.moved()
     if not moved:
         return Plan(False, "nothing to move")
@@ -125,7 +125,7 @@ class StartSiteEditor(RuleTransformer):
         site = self.ctx.index.site_named(self.ctx.path, receiver, method, self._next("site", receiver, method))
         if site is None:
             return updated
-        ctor = self.ctx.index.servers.get(site.key)
+        ctor = self.ctx.index.ctor_for(site.key, site.path)
         if ctor is None or not self.moved_here(ctor) or not self.can_fix:
             return updated
         decision = plan(ctor, self.ctx.index)

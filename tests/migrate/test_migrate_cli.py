@@ -295,3 +295,20 @@ def test_transport_kwargs_move_to_start_sites_in_other_modules(tmp_path: Path,
         encoding="utf-8")
     code, out, _ = run_cli([str(tmp_path), "--diff", "--select", "MCP001,MCP003"], capsys)
     assert code == 0 and out == ""
+
+
+def test_parallel_jobs_give_the_same_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trees = []
+    for jobs in ("1", "2"):
+        root = tmp_path / f"jobs{jobs}"
+        for n in range(12):
+            (root / f"m{n}").mkdir(parents=True)
+            (root / f"m{n}" / "server.py").write_text(SERVER, encoding="utf-8")
+        code, out, _ = run_cli([str(root), "--jobs", jobs, "--format", "json"], capsys)
+        assert code == 0
+        report = json.loads(out)
+        assert report["summary"]["files_changed"] == 12
+        trees.append(({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py")},
+                      sorted((Path(f["path"]).relative_to(root).as_posix(), f["rule"], f["line"])
+                             for f in report["findings"])))
+    assert trees[0] == trees[1]
