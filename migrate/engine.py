@@ -99,7 +99,8 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     if not wanted and "fastmcp" not in code:
         return code, findings, None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code), wrapper)
+    ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
+                      frozenset(selected), wrapper)
     try:
         ctx.stmt_lines = statement_lines(code)
     except (SyntaxError, ValueError, RecursionError):
@@ -117,7 +118,8 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
         if ctx.stmt_lines is not None and ctx.visited_statements != len(ctx.stmt_lines):
             # the cheap statement lines did not line up: redo the pass with libcst positions
             findings.clear()
-            ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code), wrapper)
+            ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
+                              frozenset(selected), wrapper)
             new_tree = wrapper.module.visit(Combined([rule(ctx) for rule in wanted]))
     except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
         return code, findings, f"transform failed: {type(exc).__name__}: {exc}"

@@ -57,6 +57,7 @@ class FileContext:
     safe_only: bool = False
     findings: list[Finding] = field(default_factory=list)
     ignores: dict[int, set[str]] = field(default_factory=dict)
+    selected: frozenset[str] = frozenset()  # IDs of the rules in this run
     wrapper: MetadataWrapper | None = None
     lines: list[str] | None = None
     # traversal state shared by every rule of the combined pass

@@ -35,19 +35,14 @@ def _takes_request(func: cst.FunctionDef) -> bool:
     return any(p.default is None for p in params) or any(p.default is None for p in func.params.kwonly_params)
 
 
-class Rule(RuleTransformer):
-    META = RuleMeta(
-        "MCP007", "lowlevel-decorators", Kind.REQUIRED, Safety.REVIEW,
-        "Lowlevel `@server.<kind>()` decorators -> v2 request handlers via a v1-compatible adapter", ANCHOR,
-    )
-    TRIGGERS = ("Server",)
+class LowlevelTracking(RuleTransformer):
+    """Knows which names are lowlevel servers (and ``<MCPServer>._mcp_server``) and which
+    decorators register v1 lowlevel handlers on them. Shared by MCP007 and MCP008-MCP010."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.servers: set[str] = set()
         self.high_level: set[str] = set()
-        self.registered = 0
-        self.context_reads = 0
 
     # ------------------------------------------------------------------ which names are lowlevel servers
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -89,6 +84,19 @@ class Rule(RuleTransformer):
             return None
         kind = call.func.attr.value
         return (owner, kind, call) if kind in KINDS else None
+
+
+class Rule(LowlevelTracking):
+    META = RuleMeta(
+        "MCP007", "lowlevel-decorators", Kind.REQUIRED, Safety.REVIEW,
+        "Lowlevel `@server.<kind>()` decorators -> v2 request handlers via a v1-compatible adapter", ANCHOR,
+    )
+    TRIGGERS = ("Server",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.registered = 0
+        self.context_reads = 0
 
     # ------------------------------------------------------------------ decorators -> registrations
     def leave_FunctionDef(

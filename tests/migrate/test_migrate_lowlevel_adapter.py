@@ -108,3 +108,9 @@ def test_v1_handlers_still_callable_directly_g8(namespace: dict[str, object]) ->
 
     result = run(go)
     assert result[0].text == "4"  # type: ignore[index]
+
+
+def test_semantic_rules_report_the_adapter_as_the_fix() -> None:
+    _, findings = migrate_source(V1_SERVER, "MCP007", "MCP008", "MCP009", "MCP010")
+    statuses = {(f.rule, f.status) for f in findings if f.rule in ("MCP008", "MCP009", "MCP010")}
+    assert statuses == {("MCP008", "fixed"), ("MCP009", "fixed"), ("MCP010", "fixed")}

@@ -136,6 +136,12 @@ CASES: list[Case] = [
     Case("MCP074", "from mcp.client.websocket import websocket_client\n", None, {"manual"}, 1),
     Case("MCP075", "from mcp.client.auth.extensions.client_credentials import JWTParameters\n", None, {"manual"}, 1),
     Case("MCP080", "from mcp.shared.memory import create_client_server_memory_streams\n", None, {"manual"}, 1),
+    Case("MCP008", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.list_tools()\n"
+                   "async def tools() -> list:\n    return []\n", None, {"manual"}, 1),
+    Case("MCP009", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.call_tool()\n"
+                   "async def call(name: str, arguments: dict) -> list:\n    return []\n", None, {"manual"}, 1),
+    Case("MCP010", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.call_tool()\n"
+                   "async def call(name: str, arguments: dict) -> list:\n    return []\n", None, {"manual"}, 1),
     Case("MCP025", """
         from mcp import McpError
         from mcp.types import ErrorData, INVALID_PARAMS
@@ -545,6 +551,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP074", "import websockets\nfrom mcp import ClientSession\n"),
     ("MCP075", "from mcp.client.auth import OAuthClientProvider\n"),
     ("MCP080", "from mcp.shared.memory import Something\n"),
+    ("MCP008", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.set_logging_level()\nasync def lvl(level) -> None: ...\n"),
+    ("MCP009", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.call_tool(validate_input=False)\n"
+               "async def call(name: str, arguments: dict) -> list:\n    return []\n"),
+    ("MCP010", "class S:\n    def call_tool(self): return lambda f: f\napp = S()\n@app.call_tool()\nasync def f(): ...\n"),
     ("MCP025", "from mcp import McpError\nraise McpError(code=1, message='x')\nclass E(Exception): ...\nraise E(1)\n"),
     ("MCP031", "from mcp import ClientSession\nasync def f():\n    async with ClientSession(r, w) as s:\n        pass\n"),
     ("MCP032", "from mcp.client.streamable_http import streamable_http_client\n"),
