@@ -81,10 +81,17 @@ def request_meta(msg: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def frame_era(msg: dict[str, Any]) -> Era | None:
-    """Which era a client frame belongs to, from its body alone (None when it cannot tell)."""
-    if msg.get("method") == "initialize":
+    """Which era a client frame belongs to, from its body alone (None when it cannot tell).
+
+    A 2025 ``initialize`` carries ``params.protocolVersion``; an ``initialize`` sent with the 2026
+    ``_meta`` envelope instead is a 2026 request (for a method 2026 removed: -32601).
+    """
+    params = msg.get("params")
+    if msg.get("method") == "initialize" and isinstance(params, dict) and "protocolVersion" in params:
         return LEGACY
     meta = request_meta(msg)
     if meta is not None and META_PROTOCOL_VERSION in meta:
         return MODERN
+    if msg.get("method") == "initialize":
+        return LEGACY
     return None

@@ -125,7 +125,7 @@ class HttpFront:
         """Whether this POST belongs to a 2025 session (see README: classification of requests)."""
         if self.settings.front_era == eras.LEGACY:
             return True
-        if "mcp-session-id" in request.headers or msg.get("method") == "initialize":
+        if "mcp-session-id" in request.headers:
             return True
         era = eras.frame_era(msg)
         if era is not None:
@@ -145,8 +145,9 @@ class HttpFront:
             # No client notification has meaning over 2026 HTTP (closing a stream is the cancel).
             return Response(status_code=202)
         try:
-            modern_front.validate_request(msg)
+            # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
             modern_front.validate_headers(msg, request.headers)
+            modern_front.validate_request(msg)
             if msg["method"] == "tools/call" and self.param_headers:
                 annotations = self.param_headers.get(msg["params"].get("name"))
                 modern_front.check_param_headers(msg, request.headers, annotations)

@@ -201,11 +201,19 @@ def _modern_tool(tool: Any) -> Any:
     return tool
 
 
-def to_modern_error(error: Any) -> dict[str, Any]:
-    """Renumber a legacy error for a 2026 client (spec-delta 1.6)."""
+def to_modern_error(error: Any, method: str | None = None, params: Any = None) -> dict[str, Any]:
+    """Renumber a legacy error for a 2026 client (spec-delta 1.6).
+
+    ``method``/``params`` of the failed request let one SDK quirk be repaired: FastMCP 1.x answers an
+    unknown resource with code 0 "Unknown resource: <uri>" instead of -32002; a 2026 client expects
+    -32602 with ``data.uri`` either way.
+    """
     if not isinstance(error, dict) or not isinstance(error.get("code"), int):
         return {"code": INTERNAL_ERROR, "message": "Upstream sent a malformed error", "data": error}
     code = error["code"]
+    uri = params.get("uri") if isinstance(params, dict) else None
+    if method == "resources/read" and code == 0 and str(error.get("message", "")).startswith("Unknown resource") and uri:
+        return {"code": INVALID_PARAMS, "message": "Resource not found", "data": {"uri": uri}}
     if code == RESOURCE_NOT_FOUND_2025:
         out = {"code": INVALID_PARAMS, "message": error.get("message") or "Resource not found"}
         if "data" in error:

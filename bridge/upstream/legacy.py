@@ -52,9 +52,11 @@ class UpstreamCall:
         self.pending: dict[str, tuple[RequestId, str, dict[str, Any]]] = {}
         self.round = 0
         self.finished = False
+        self.params: Any = None
 
     def bind_client(self, request: Message) -> None:
         """The client request currently riding this upstream call (changes on each MRTR retry)."""
+        self.params = request.get("params")
         self.client_token = tx.client_progress_token(request)
         self.log_level = tx.client_log_level(request)
         self.last_progress = None
@@ -607,7 +609,7 @@ class LegacyUpstream(Upstream):
 
     def _finish(self, call: UpstreamCall, rid: RequestId, msg: Message) -> Message:
         if "error" in msg:
-            return {"jsonrpc": "2.0", "id": rid, "error": tx.to_modern_error(msg["error"])}
+            return {"jsonrpc": "2.0", "id": rid, "error": tx.to_modern_error(msg["error"], call.method, call.params)}
         session = call.session
         info = session.server_info if self.settings.stamp_server_info else None
         result = tx.to_modern_result(

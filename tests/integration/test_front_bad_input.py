@@ -63,6 +63,8 @@ CASES: list[tuple[str, str, Any, dict[str, str], int, int | None]] = [
      req("tools/list", meta={"io.modelcontextprotocol/protocolVersion": "2026-07-28"}), hdrs("tools/list"), 400, -32602),
     ("unsupported version", "POST", req("tools/list", meta={**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
      hdrs("tools/list", **{"MCP-Protocol-Version": "2099-01-01"}), 400, -32022),
+    ("header/body version mismatch beats unsupported version", "POST",
+     req("tools/list", meta={**META, "io.modelcontextprotocol/protocolVersion": "v999.0.0"}), hdrs("tools/list"), 400, -32020),
     ("version header mismatch", "POST", req("tools/list"), hdrs("tools/list", **{"MCP-Protocol-Version": "2025-11-25"}), 400, -32020),
     ("missing version header", "POST", req("tools/list"),
      {k: v for k, v in hdrs("tools/list").items() if k != "MCP-Protocol-Version"}, 400, -32020),
@@ -172,3 +174,24 @@ def test_killed_upstream_child_errors_promptly_and_respawns() -> None:
         assert after.json()["result"]["content"][0]["text"] == "4"
         health = client.get(f"http://127.0.0.1:{port}/healthz").json()
         assert health["upstream"]["restarts"] >= 1
+
+
+@pytest.mark.legacy_peer
+def test_auto_front_routes_a_2026_initialize_to_the_modern_front() -> None:
+    """With both eras on one endpoint, an ``initialize`` carrying the 2026 envelope is a 2026 request for a
+    removed method (404 -32601); a 2025 ``initialize`` (params.protocolVersion) opens a 2025 session."""
+    port = peers.free_port()
+    upstream = [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "everything_server.py")]
+    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--", *upstream]
+    url = f"http://127.0.0.1:{port}/mcp"
+    with peers.running(cmd, port), httpx.Client(timeout=30) as client:
+        modern = client.post(url, json=req("initialize"), headers=hdrs("initialize"))
+        assert modern.status_code == 404 and modern.json()["error"]["code"] == -32601
+        legacy_init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}}
+        legacy = client.post(url, json=legacy_init, headers={"Accept": "application/json, text/event-stream"})
+        assert legacy.status_code == 200 and "mcp-session-id" in legacy.headers
+        body = legacy.json() if legacy.headers["content-type"].startswith("application/json") else json.loads(
+            [line for line in legacy.text.splitlines() if line.startswith("data:") and line[5:].strip()][-1][5:])
+        assert body["result"]["protocolVersion"] == "2025-11-25"
+        assert body["result"]["serverInfo"]["name"] == "legacy-everything"

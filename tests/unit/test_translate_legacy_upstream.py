@@ -131,6 +131,27 @@ def test_error_renumbering(legacy_error: dict, expected_code: int) -> None:
         assert err["data"] == {"uri": "file:///x"}
 
 
+def test_fastmcp_unknown_resource_quirk_becomes_spec_not_found() -> None:
+    quirk = {"code": 0, "message": "Unknown resource: memo://nope"}
+    err = tx.to_modern_error(quirk, "resources/read", {"uri": "memo://nope"})
+    assert err == {"code": -32602, "message": "Resource not found", "data": {"uri": "memo://nope"}}
+    # Only for resources/read, and only that message.
+    assert tx.to_modern_error(quirk, "tools/call", {"name": "x"})["code"] == 0
+    assert tx.to_modern_error({"code": 0, "message": "boom"}, "resources/read", {"uri": "u"})["code"] == 0
+
+
+@pytest.mark.parametrize(("frame", "era"), [
+    ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                                     "clientInfo": {"name": "c", "version": "1"}}}, "2025-11-25"),
+    ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"_meta": {eras.META_PROTOCOL_VERSION: "2026-07-28"}}}, "2026-07-28"),
+    ({"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "2025-11-25"),
+    (spec.example("CallToolRequest"), "2026-07-28"),
+    ({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, None),
+])
+def test_frame_era(frame: dict, era: str | None) -> None:
+    assert eras.frame_era(frame) == era
+
+
 def test_capability_mapping_for_the_upstream_session() -> None:
     caps = {"roots": {}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}, "extensions": {"x": {}}}
     legacy = tx.client_capabilities_to_legacy(caps)
