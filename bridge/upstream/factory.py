@@ -158,10 +158,12 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
     kind = transport or target.transport
     client: httpx.AsyncClient | None = None
     if target.url:
-        # A bounded pool wait: an exhausted pool must surface as an error, never as a hang.
+        # Connections are not capped (every pooled session holds a GET stream) but all of them are
+        # kept alive: a keep-alive cap below the concurrency churns TCP connections under load. The
+        # pool wait is bounded anyway: an exhausted pool must surface as an error, never as a hang.
         client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
                                                          pool=settings.connect_timeout),
-                                   limits=httpx.Limits(max_connections=512, max_keepalive_connections=64))
+                                   limits=httpx.Limits(max_connections=None, max_keepalive_connections=256))
 
     def factory(ctx: CallContext) -> LegacyTransport:
         headers = dict(target.headers)
