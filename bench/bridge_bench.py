@@ -7,7 +7,9 @@ Legs (all Streamable HTTP on loopback, one load generator for every leg so clien
   A  2026 client -> bridge -> legacy server (mcp 1.29 FastMCP)   vs  2025 client -> same legacy server
   B  2025 client -> bridge (2025 front) -> mcp 2.3.0 server on the 2026 wire
                                                                   vs  2025 client -> same dual-era server
-  A-stdio  2026 client -> bridge -> legacy server as a stdio child (no direct twin: reported as absolute)
+  A-stdio  2026 client -> bridge -> legacy server as a stdio child
+           vs  2025 client -> mcp-proxy 0.13.0 (a peer tool: stdio server exposed over Streamable HTTP,
+               no era translation) -> the same stdio server; installed under .cache/ on first use
 
 Run it on an otherwise idle machine; it starts and stops its own servers (loopback only).
 """
@@ -146,6 +148,21 @@ def run_leg(make: Callable[[httpx.AsyncClient], Awaitable[Caller]], requests: in
     return asyncio.run(measure(make, requests, concurrency))
 
 
+def peer_mcp_proxy() -> str | None:
+    """PyPI mcp-proxy 0.13.0 in a throwaway venv under .cache/ (None when it cannot be installed)."""
+    venv = ROOT / ".cache" / "peer-mcp-proxy"
+    exe = venv / "bin" / "mcp-proxy"
+    if not exe.exists():
+        try:
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "mcp-proxy==0.13.0"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except (subprocess.CalledProcessError, OSError):
+            print("bench: mcp-proxy could not be installed; skipping the peer-tool baseline", file=sys.stderr)
+            return None
+    return str(exe)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=2000)
@@ -180,11 +197,18 @@ def main() -> None:
             br = free_port()
             with running([*bridge, "--listen", f"127.0.0.1:{br}", "--upstream-era", "2025-11-25", "--", *legacy_server], br):
                 via = run_leg(partial(modern_session, url=f"http://127.0.0.1:{br}/mcp"), args.requests, c)
-            results[f"A-stdio c={c}"] = {"bridge": via}
+            peer = None
+            proxy = peer_mcp_proxy()
+            if proxy is not None:
+                pp = free_port()
+                with running([proxy, "--host", "127.0.0.1", "--port", str(pp), "--", *legacy_server], pp):
+                    peer = run_leg(partial(legacy_session, url=f"http://127.0.0.1:{pp}/mcp"), args.requests, c)
+            results[f"A-stdio c={c}"] = {"bridge": via, **({"direct": peer, "baseline": "mcp-proxy"} if peer else {})}
 
     if args.json:
         print(json.dumps(results, indent=2))
         return
+    print("direct = the same server without the bridge (A-stdio: through the peer tool mcp-proxy instead)")
     print(f"{'leg':<14} {'direct p50':>11} {'bridge p50':>11} {'added p50':>10} {'direct p99':>11} {'bridge p99':>11}"
           f" {'direct rps':>11} {'bridge rps':>11} {'rps ratio':>9}")
     for leg, r in results.items():
