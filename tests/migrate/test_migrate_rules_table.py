@@ -256,6 +256,16 @@ CASES: list[Case] = [
     Case("MCP042", "from mcp.types import LATEST_PROTOCOL_VERSION\n", None, {"manual"}, 1),
     Case("MCP047", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def t() -> None:\n"
                    "    await mcp.read_resource('x://y')\n", None, {"manual"}, 1),
+    Case("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\n"
+                   "r = FunctionResource(uri='x://y', fn=f, tags=['x'])\n", None, {"manual"}, 1),
+    Case("MCP050", "from mcp.server.fastmcp.resources.types import TextResource\n"
+                   "r = TextResource(uri='x://y', text='t', extra_field=1, name='n')\n", None, {"manual"}, 1),
+    Case("MCP078", "from mcp.shared.auth import OAuthClientInformationFull\n"
+                   "c = OAuthClientInformationFull(client_id='c', client_secret=None,\n"
+                   "                               token_endpoint_auth_method='client_secret_post', redirect_uris=['http://x'])\n",
+         None, {"manual"}, 1),
+    Case("MCP078", "from mcp.shared.auth import OAuthClientInformationFull\n"
+                   "c = OAuthClientInformationFull(client_id='c', redirect_uris=['http://x'])\n", None, {"manual"}, 1),
     Case("MCP051", "from mcp.server.fastmcp.resources import FileResource\nr = FileResource(uri='file:///a', "
                    "path=p, is_binary=True)\n", None, {"manual"}, 1),
     Case("MCP054", "from mcp.server.fastmcp import Context\ndef t(ctx: Context) -> str:\n    return ctx.client_id\n",
@@ -610,6 +620,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP042", "import mcp.types\nLATEST_PROTOCOL_VERSION = '2025-06-18'\nprint(LATEST_PROTOCOL_VERSION)\n"),
     ("MCP047", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.read_resource('x')\n"),
     ("MCP051", "from mylib import FileResource\nFileResource(is_binary=True)\n"),
+    ("MCP050", "from mylib import FunctionResource\nFunctionResource(uri='x', fn=f, tags=['x'])\n"),
+    ("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\nr = FunctionResource(uri='x://y', fn=f, name='n', "
+               "mime_type='text/plain')\n"),
+    ("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\nr = FunctionResource(uri='x://y', fn=f, **extra)\n"),
+    ("MCP078", "from mcp.shared.auth import OAuthClientInformationFull\n"
+               "c = OAuthClientInformationFull(client_id='c', token_endpoint_auth_method='none', redirect_uris=['http://x'])\n"),
+    ("MCP078", "from mcp.shared.auth import OAuthClientInformationFull\n"
+               "c = OAuthClientInformationFull(client_id='c', client_secret='s', redirect_uris=['http://x'])\n"),
+    ("MCP078", "from mylib import OAuthClientInformationFull\nOAuthClientInformationFull(client_id='c')\n"),
     ("MCP054", "import mcp.types\ndef f(creds):\n    return creds.client_id\n"),
     ("MCP059", "import mcp.types\nclass Router:\n    request_handlers = {}\nRouter().request_handlers\n"),
     ("MCP060", "from mcp.server.lowlevel import Server\nclass S(Server):\n    def helper(self): ...\n"),
