@@ -256,6 +256,14 @@ CASES: list[Case] = [
     Case("MCP042", "from mcp.types import LATEST_PROTOCOL_VERSION\n", None, {"manual"}, 1),
     Case("MCP047", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def t() -> None:\n"
                    "    await mcp.read_resource('x://y')\n", None, {"manual"}, 1),
+    Case("MCP224", "from mcp.shared.exceptions import McpError\ndef check(exc: McpError) -> bool:\n"
+                   "    return exc.error.code == 0\n", None, {"manual"}, 1),
+    Case("MCP226", "import mcp.types as types\nnote = {'method': 'notifications/cancelled', 'params': {'requestId': 1}}\n",
+         None, {"manual"}, 1),
+    Case("MCP226", "from mcp.types import CancelledNotification, CancelledNotificationParams\n"
+                   "n = CancelledNotification(params=CancelledNotificationParams(requestId=1))\n", None, {"manual"}, 1),
+    Case("MCP227", "from mcp.shared.exceptions import McpError\ndef check(exc: McpError) -> None:\n"
+                   "    assert exc.error.code == -32602\n", None, {"manual"}, 1),
     Case("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\n"
                    "r = FunctionResource(uri='x://y', fn=f, tags=['x'])\n", None, {"manual"}, 1),
     Case("MCP050", "from mcp.server.fastmcp.resources.types import TextResource\n"
@@ -621,6 +629,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP047", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.read_resource('x')\n"),
     ("MCP051", "from mylib import FileResource\nFileResource(is_binary=True)\n"),
     ("MCP050", "from mylib import FunctionResource\nFunctionResource(uri='x', fn=f, tags=['x'])\n"),
+    ("MCP224", "import subprocess\nok = subprocess.run(['true']).returncode == 0\nresp = get()\nassert resp.code == 0\n"),
+    ("MCP224", "from mcp.shared.exceptions import McpError\ndef check(exc: McpError) -> bool:\n    return exc.error.code == -32002\n"),
+    ("MCP226", "note = {'method': 'notifications/cancelled'}\n"),
+    ("MCP227", "from mcp.shared.exceptions import McpError\ndef check(exc: McpError) -> None:\n    assert exc.error.code == -32601\n"),
+    ("MCP227", "resp = get()\nassert resp.code == -32602\n"),
     ("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\nr = FunctionResource(uri='x://y', fn=f, name='n', "
                "mime_type='text/plain')\n"),
     ("MCP050", "from mcp.server.fastmcp.resources import FunctionResource\nr = FunctionResource(uri='x://y', fn=f, **extra)\n"),
