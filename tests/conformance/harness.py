@@ -123,7 +123,23 @@ def read_checks(outdir: Path) -> dict[str, Scenario]:
 
 
 def run_leg(url: str, spec: str, *, label: str | None = None, scenarios: Sequence[str] = (),
-            extra_args: Sequence[str] = (), outdir: Path | None = None, timeout: float = 600.0) -> Leg:
+            extra_args: Sequence[str] = (), outdir: Path | None = None, timeout: float = 600.0,
+            retry_timeouts: bool = True) -> Leg:
+    """Run a leg; a scenario whose only failure is the harness's own ``scenario-timeout`` is run once
+    more on its own (a loaded machine, not a verdict). A server that really hangs times out twice."""
+    leg = _run_leg(url, spec, label=label, scenarios=scenarios, extra_args=extra_args, outdir=outdir, timeout=timeout)
+    timed_out = sorted(n for n, sc in leg.scenarios.items() if sc.failed_checks == ["scenario-timeout"])
+    if retry_timeouts and timed_out:
+        print(f"retrying after scenario-timeout: {', '.join(timed_out)}", file=sys.stderr, flush=True)
+        again = _run_leg(url, spec, label=f"{leg.label} (retry)", scenarios=timed_out, extra_args=extra_args,
+                         timeout=timeout)
+        leg.scenarios.update({n: again.scenarios[n] for n in timed_out if n in again.scenarios})
+        leg.counts_line += f"; {len(timed_out)} timed-out scenario(s) re-run: {again.counts_line}"
+    return leg
+
+
+def _run_leg(url: str, spec: str, *, label: str | None = None, scenarios: Sequence[str] = (),
+             extra_args: Sequence[str] = (), outdir: Path | None = None, timeout: float = 600.0) -> Leg:
     """Run the harness against ``url`` at ``spec`` and return the per-scenario verdicts.
 
     With no ``scenarios`` the whole ``--suite all`` set for ``spec`` runs in one harness process;
