@@ -22,8 +22,8 @@ from starlette.routing import Route
 from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Upstream
-from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
+from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from bridge.translate import mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
@@ -59,8 +59,8 @@ def rpc_error(status: int, code: int, message: str, id: Any = None, data: Any = 
                     media_type="application/json", headers=headers)
 
 
-def json_message(msg: Message, status: int = 200) -> Response:
-    return Response(jsonrpc.dumps(msg), status_code=status, media_type="application/json")
+def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(jsonrpc.dumps(msg), status_code=status, media_type="application/json", headers=headers)
 
 
 def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallContext:

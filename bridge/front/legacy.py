@@ -26,9 +26,11 @@ from starlette.responses import Response, StreamingResponse
 from bridge import jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Upstream, UpstreamError
-from bridge.eras import LEGACY, LEGACY_CLIENT_METHODS, LEGACY_VERSIONS, LOG_LEVEL_RANK, TRACE_META_KEYS
-from bridge.front.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
+from bridge.eras import LEGACY, LEGACY_CLIENT_METHODS, LEGACY_VERSIONS, LOG_LEVEL_RANK
+from bridge.front.http import call_context as http_call_context
+from bridge.front.http import json_message, rpc_error
 from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 from bridge.translate import legacy_front as lf
 
 log = logging.getLogger("mcp_bridge.front.legacy")
@@ -554,22 +556,12 @@ async def open_session(upstream: Upstream, settings: Settings, msg: Message, ctx
 
 
 def call_context(request: Request) -> CallContext:
-    auth = request.headers.get("authorization")
-    trace = {k: request.headers[k] for k in TRACE_META_KEYS if k in request.headers}
-    return CallContext(principal=CallContext.principal_of(auth), authorization=auth, trace=trace, client_era=LEGACY)
+    return http_call_context(request, LEGACY)
 
 
 # ==============================================================================================
 # Streamable HTTP (2025-11-25)
 # ==============================================================================================
-
-
-def _json(msg: Message, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(content=jsonrpc.dumps(msg), status_code=status, media_type="application/json", headers=headers)
-
-
-def _bad(status: int, code: int, message: str, rid: RequestId | None = None) -> Response:
-    return _json(jsonrpc.error_response(rid, code, message), status)
 
 
 class _HttpSession:
@@ -631,21 +623,21 @@ class LegacyHttpFront:
     def _lookup(self, request: Request, rid: RequestId | None) -> _HttpSession | Response:
         sid = request.headers.get("mcp-session-id")
         if not sid:
-            return _bad(400, jsonrpc.INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", rid)
+            return rpc_error(400, jsonrpc.INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", rid)
         sess = self.sessions.get(sid)
         if sess is None or sess.core is None or sess.core.closed:
-            return _bad(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
+            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
         if sess.core.expired(time.monotonic()):
             self.sessions.pop(sid, None)
             asyncio.get_running_loop().create_task(sess.close())
-            return _bad(404, jsonrpc.INVALID_REQUEST, "Session expired", rid)
+            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session expired", rid)
         if CallContext.principal_of(request.headers.get("authorization")) != sess.principal:
             # Sessions are bound to the credentials that opened them; others must not learn they exist.
-            return _bad(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
+            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
         # Absent and no other way to know: assume 2025-03-26 (2025-11-25 transports); anything not legacy is refused.
         version = request.headers.get("mcp-protocol-version") or LEGACY_ASSUMED_VERSION
         if version not in LEGACY_VERSIONS:
-            return _bad(400, jsonrpc.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}", rid)
+            return rpc_error(400, jsonrpc.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}", rid)
         sess.core.touch()
         return sess
 
@@ -668,9 +660,9 @@ class LegacyHttpFront:
             await core.on_notification(msg)
             return Response(status_code=202)
         if not core.claim_id(msg["id"]):
-            return _bad(400, jsonrpc.INVALID_REQUEST, "Invalid Request: request id already used in this session", msg["id"])
+            return rpc_error(400, jsonrpc.INVALID_REQUEST, "Invalid Request: request id already used in this session", msg["id"])
         if msg.get("method") == "ping":
-            return _json(jsonrpc.result_response(msg["id"], {}))
+            return json_message(jsonrpc.result_response(msg["id"], {}))
         stream = sess.new_stream()
 
         async def send(out: Message) -> None:
@@ -699,9 +691,9 @@ class LegacyHttpFront:
         if stream.closed and len(stream.events) <= 1:
             sess.streams.pop(stream.key, None)
             if stream.events:
-                return _json(stream.events[0][2])
+                return json_message(stream.events[0][2])
             # Cancelled by the client: it expects no response; give the POST an id-carrying error it will ignore.
-            return _json(jsonrpc.error_response(msg["id"], jsonrpc.INTERNAL_ERROR, "Request cancelled"))
+            return json_message(jsonrpc.error_response(msg["id"], jsonrpc.INTERNAL_ERROR, "Request cancelled"))
         return self._sse(stream, 0)
 
     def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False) -> StreamingResponse:
@@ -729,19 +721,19 @@ class LegacyHttpFront:
         sess = _HttpSession(sid, ctx.principal, self.settings)
         core, resp = await open_session(self.upstream, self.settings, msg, ctx, sess.deliver, sid)
         if core is None:
-            return _json(resp)
+            return json_message(resp)
         sess.core = core
         core.claim_id(msg["id"])
         self.sessions[sid] = sess
         self._ensure_reaper()
-        return _json(resp, headers={"Mcp-Session-Id": sid})
+        return json_message(resp, headers={"Mcp-Session-Id": sid})
 
     # --- GET ---------------------------------------------------------------------------------------
 
     async def handle_get(self, request: Request) -> Response:
         accept = request.headers.get("accept", "")
         if "text/event-stream" not in accept and "*/*" not in accept:
-            return _bad(406, jsonrpc.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
+            return rpc_error(406, jsonrpc.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
         found = self._lookup(request, None)
         if isinstance(found, Response):
             return found

@@ -11,8 +11,7 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urljoin
 
@@ -21,6 +20,7 @@ import httpx
 from bridge import jsonrpc
 from bridge.core import UpstreamError
 from bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
+from bridge.sse import iter_sse
 from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
@@ -112,44 +112,6 @@ class StdioTransport(LegacyTransport):
 
     def describe(self) -> dict[str, Any]:
         return {"transport": self.kind, "pid": self.child.pid, "restarts": self.child.restarts, "alive": self.child.alive}
-
-
-# ---------------------------------------------------------------------------------------------
-# SSE parsing
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class SseEvent:
-    event: str
-    data: str
-    id: str | None
-    retry: int | None
-
-
-async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
-    event, data, eid, retry = "message", [], None, None
-    async for raw in lines:
-        line = raw.rstrip("\r")
-        if line == "":
-            if data or eid is not None:
-                yield SseEvent(event, "\n".join(data), eid, retry)
-            event, data, eid, retry = "message", [], None, None
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event = value
-        elif name == "id":
-            eid = value
-        elif name == "retry" and value.isdigit():
-            retry = int(value)
-    if data:
-        yield SseEvent(event, "\n".join(data), eid, retry)
 
 
 def _error_for(upstream_id: RequestId, message: str, data: Any = None) -> Message:

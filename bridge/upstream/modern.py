@@ -34,6 +34,7 @@ from bridge.eras import (
     MODERN,
 )
 from bridge.jsonrpc import Message, RequestId
+from bridge.sse import iter_sse
 from bridge.translate import mirror_headers
 from bridge.upstream.process import ChildProcess
 
@@ -310,33 +311,21 @@ class ModernHttpUpstream(Upstream):
         return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, f"Upstream answered HTTP {status} without a response", data)
 
     async def _read_sse(self, resp: httpx.Response, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
-        data_lines: list[str] = []
-        async for line in resp.aiter_lines():
-            if line == "":
-                if not data_lines:
-                    continue
-                data = "\n".join(data_lines)
-                data_lines = []
-                try:
-                    msg = jsonrpc.parse_frame(data)
-                except jsonrpc.FrameError:
-                    log.warning("upstream sent a malformed SSE frame: %.200r", data)
-                    continue
-                if jsonrpc.is_response(msg):
-                    if msg.get("id") == wire_id:
-                        return msg
-                    continue
-                if jsonrpc.is_notification(msg):
-                    await emit(_retag(msg, wire_id, caller_id))
-                # 2026 servers never send requests; ignore any.
+        async for event in iter_sse(resp.aiter_lines()):
+            if not event.data:
                 continue
-            if line.startswith(":"):
+            try:
+                msg = jsonrpc.parse_frame(event.data)
+            except jsonrpc.FrameError:
+                log.warning("upstream sent a malformed SSE frame: %.200r", event.data)
                 continue
-            name, _, value = line.partition(":")
-            if value.startswith(" "):
-                value = value[1:]
-            if name == "data":
-                data_lines.append(value)
+            if jsonrpc.is_response(msg):
+                if msg.get("id") == wire_id:
+                    return msg
+                continue
+            if jsonrpc.is_notification(msg):
+                await emit(_retag(msg, wire_id, caller_id))
+            # 2026 servers never send requests; ignore any.
         return None
 
 

@@ -331,3 +331,26 @@ def test_frame_envelope_errors() -> None:
         assert info.value.code == code, raw
     with pytest.raises(jsonschema.ValidationError):
         spec.modern("DiscoverResult", {"resultType": "complete"})
+
+
+def test_sse_parser_shared_by_both_upstreams() -> None:
+    import anyio
+
+    from bridge.sse import iter_sse, sse_event, sse_priming
+
+    async def lines(text: str):  # type: ignore[no-untyped-def]
+        for line in text.split("\n"):
+            yield line
+
+    async def parse(text: str) -> list:
+        return [e async for e in iter_sse(lines(text))]
+
+    wire = (sse_priming("ev-1", 1000) + b": keep-alive\n\n" + sse_event({"jsonrpc": "2.0", "method": "x"}, "ev-2")
+            + b"event: endpoint\ndata: /messages/?a=1\n\ndata: line one\ndata: line two\n\n").decode()
+    events = anyio.run(parse, wire)
+    assert [(e.event, e.data, e.id, e.retry) for e in events] == [
+        ("message", "", "ev-1", 1000),
+        ("message", '{"jsonrpc":"2.0","method":"x"}', "ev-2", None),
+        ("endpoint", "/messages/?a=1", None, None),
+        ("message", "line one\nline two", None, None),
+    ]
