@@ -1,17 +1,22 @@
-"""mcp-bridge overhead: added latency (p50/p99) and throughput of a trivial ``tools/call`` through the
-bridge versus a direct connection to the same server, at concurrency 1 and 64, printed as ratios.
+"""mcp-bridge per-call cost against a direct connection and a null relay, in one interleaved run.
 
-    .venv/bin/python bench/bridge_bench.py [--requests 2000] [--concurrency 1 64] [--json]
+    .venv/bin/python bench/bridge_bench.py [--requests 1000] [--rounds 5] [--concurrency 1 64]
+                                           [--legs A-stdio A-http B] [--peer] [--json]
 
-Legs (all Streamable HTTP on loopback, one load generator for every leg so client cost is equal):
-  A  2026 client -> bridge -> legacy server (mcp 1.29 FastMCP)   vs  2025 client -> same legacy server
-  B  2025 client -> bridge (2025 front) -> mcp 2.3.0 server on the 2026 wire
-                                                                  vs  2025 client -> same dual-era server
-  A-stdio  2026 client -> bridge -> legacy server as a stdio child
-           vs  2025 client -> mcp-proxy 0.13.0 (a peer tool: stdio server exposed over Streamable HTTP,
-               no era translation) -> the same stdio server; installed under .cache/ on first use
+Legs (loopback; one load generator for every variant, so client cost is equal within a leg):
+  A-stdio  2026 client -> proxy -> legacy server (mcp 1.29 FastMCP) as a stdio child
+           direct = the load generator drives the same stdio server over its pipes (2025 frames)
+  A-http   2026 client -> proxy -> the same legacy server on Streamable HTTP
+           direct = a 2025 client session straight to that server
+  B        2025 client -> proxy -> mcp 2.3.0 server on the 2026 wire (Streamable HTTP)
+           direct = a 2025 client session straight to that (dual-era) server
+Variants: direct, null (bench/null_relay.py: parse, rewrite id, forward), bridge; with --peer the
+A-stdio leg adds PyPI mcp-proxy 0.13.0 (a peer tool, no era translation; installed under .cache/).
 
-Run it on an otherwise idle machine; it starts and stops its own servers (loopback only).
+Every variant's processes start once per leg; then ``--rounds`` rounds run each (variant,
+concurrency) cell for requests/rounds calls in rotating order, so drift on a shared machine hits all
+variants alike. Reported per cell: p50/p99 latency, req/s, the proxy's CPU ms per call (utime+stime of
+the proxy process from /proc, children excluded) and its peak RSS (VmHWM). Run on an idle machine.
 """
 
 from __future__ import annotations
@@ -27,21 +32,27 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from functools import partial
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from null_relay import StdioUpstream  # noqa: E402  (bench/ is a folder of scripts, not a package)
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
+BRIDGE = str(Path(PY).with_name("mcp-bridge"))
 LEGACY_PY = os.environ.get("MCP_ERAS_LEGACY_PYTHON") or str(ROOT / ".venvs" / "mcp1" / "bin" / "python")
+RELAY = [PY, str(ROOT / "bench" / "null_relay.py")]
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
 }
 ACCEPT = "application/json, text/event-stream"
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -51,20 +62,20 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(cmd: list[str], port: int) -> Iterator[None]:
+def running(cmd: list[str], port: int | None) -> Iterator[subprocess.Popen]:
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while port is not None and time.monotonic() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", port), 0.2).close()
                 break
             except OSError:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"{cmd[:3]} exited early") from None
+                    raise RuntimeError(f"{cmd[:4]} exited early") from None
                 time.sleep(0.05)
-        yield
+        yield proc
     finally:
         proc.terminate()
         try:
@@ -73,79 +84,152 @@ def running(cmd: list[str], port: int) -> Iterator[None]:
             proc.kill()
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (fields 14 and 15 of stat(5))
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def parse_body(resp: httpx.Response) -> dict:
     if resp.headers.get("content-type", "").startswith("text/event-stream"):
         frames = [json.loads(line[5:]) for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
-        return frames[-1]
+        return [f for f in frames if "method" not in f][-1]
     return resp.json()
 
 
-Caller = Callable[[httpx.AsyncClient, int], Awaitable[None]]
+Caller = Callable[[int], Awaitable[None]]
 
 
-async def legacy_session(client: httpx.AsyncClient, url: str) -> Caller:
+def check(answer: dict, i: int) -> None:
+    assert answer["result"]["content"][0]["text"] == str(i + 1), answer
+
+
+async def legacy_http(client: httpx.AsyncClient, url: str) -> Caller:
     """A 2025 session (initialize + initialized) and a caller that sends tools/call on it."""
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
     resp = await client.post(url, json=init, headers={"Accept": ACCEPT})
     sid = resp.headers.get("mcp-session-id")
-    version = parse_body(resp)["result"]["protocolVersion"]
-    headers = {"Accept": ACCEPT, "MCP-Protocol-Version": version}
+    headers = {"Accept": ACCEPT, "MCP-Protocol-Version": parse_body(resp)["result"]["protocolVersion"]}
     if sid:
         headers["Mcp-Session-Id"] = sid
     await client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-
     ids = itertools.count(1)  # 2025: ids are never reused within a session
 
-    async def call(c: httpx.AsyncClient, i: int) -> None:
+    async def call(i: int) -> None:
         body = {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 1}}}
-        r = await c.post(url, json=body, headers=headers)
-        assert parse_body(r)["result"]["content"][0]["text"] == str(i + 1)
+        check(parse_body(await client.post(url, json=body, headers=headers)), i)
 
     return call
 
 
-async def modern_session(client: httpx.AsyncClient, url: str) -> Caller:
-    """2026 needs no session: the caller just stamps ``_meta`` and the routing headers on every request."""
+async def modern_http(client: httpx.AsyncClient, url: str) -> Caller:
+    """2026 needs no session: every request carries ``_meta`` and the routing headers."""
     headers = {"Accept": ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+    ids = itertools.count(1)
 
-    async def call(c: httpx.AsyncClient, i: int) -> None:
-        body = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+    async def call(i: int) -> None:
+        body = {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
                 "params": {"name": "add", "arguments": {"a": i, "b": 1}, "_meta": META}}
-        r = await c.post(url, json=body, headers=headers)
-        assert parse_body(r)["result"]["content"][0]["text"] == str(i + 1)
+        check(parse_body(await client.post(url, json=body, headers=headers)), i)
 
     return call
 
 
-async def measure(make: Callable[[httpx.AsyncClient], Awaitable[Caller]], requests: int, concurrency: int) -> dict:
-    limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
+class StdioDirect(StdioUpstream):
+    """The load generator itself as the 2025 client of a stdio server (no proxy at all)."""
+
+    async def __aenter__(self) -> Caller:
+        await self.start()
+
+        async def call(i: int) -> None:
+            check(await self.request({"method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 1}}}), i)
+
+        return call
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        await self.proc.wait()
+
+
+@dataclass
+class Cell:
+    latencies: list[float] = field(default_factory=list)
+    wall: float = 0.0
+    cpu: float = 0.0
+    calls: int = 0
+
+    def summary(self, rss: float | None) -> dict:
+        lat = sorted(self.latencies)
+        return {"p50_ms": statistics.median(lat) * 1000, "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+                "rps": self.calls / self.wall, "cpu_ms_per_call": (self.cpu * 1000 / self.calls) if rss is not None else None,
+                "peak_rss_mb": rss}
+
+
+async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_index: int, pid: int | None) -> None:
+    counter = iter(range(start_index, start_index + n))
+    latencies: list[float] = []
+
+    async def worker() -> None:
+        for i in counter:
+            t0 = time.perf_counter()
+            await call(i)
+            latencies.append(time.perf_counter() - t0)
+
+    cpu0 = cpu_seconds(pid) if pid else 0.0
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    cell.wall += time.perf_counter() - t0
+    cell.cpu += (cpu_seconds(pid) - cpu0) if pid else 0.0
+    cell.latencies += latencies
+    cell.calls += n
+
+
+@dataclass
+class Variant:
+    name: str
+    pid: int | None
+    make: Callable[[httpx.AsyncClient], Awaitable[Caller]] | None = None
+    stdio: list[str] | None = None
+
+
+async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str, dict]:
+    cells = {(v.name, c): Cell() for v in variants for c in args.concurrency}
+    per_round = max(1, args.requests // args.rounds)
+    limits = httpx.Limits(max_connections=max(args.concurrency) + 4, max_keepalive_connections=max(args.concurrency) + 4)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-        call = await make(client)
-        for i in range(min(50, requests)):  # warm-up: connections, caches, JIT-free but lazy imports
-            await call(client, i)
-        latencies: list[float] = []
-        counter = iter(range(requests))
-
-        async def worker() -> None:
-            for i in counter:
-                t0 = time.perf_counter()
-                await call(client, i)
-                latencies.append(time.perf_counter() - t0)
-
-        start = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        wall = time.perf_counter() - start
-    latencies.sort()
-    return {
-        "p50_ms": statistics.median(latencies) * 1000,
-        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-        "rps": requests / wall,
-    }
-
-
-def run_leg(make: Callable[[httpx.AsyncClient], Awaitable[Caller]], requests: int, concurrency: int) -> dict:
-    return asyncio.run(measure(make, requests, concurrency))
+        callers: dict[str, Caller] = {}
+        stacks: list[StdioDirect] = []
+        for v in variants:
+            if v.stdio is not None:
+                direct = StdioDirect(v.stdio)
+                stacks.append(direct)
+                callers[v.name] = await direct.__aenter__()
+            else:
+                assert v.make is not None
+                callers[v.name] = await v.make(client)
+            for i in range(50):  # warm-up: connections, caches, lazy imports
+                await callers[v.name](i)
+        index = 100
+        try:
+            for r in range(args.rounds):
+                order = variants[r % len(variants):] + variants[:r % len(variants)]
+                for c in args.concurrency:
+                    for v in order:
+                        await run_cell(callers[v.name], cells[v.name, c], per_round, c, index, v.pid)
+                        index += per_round
+        finally:
+            for direct in stacks:
+                await direct.__aexit__()
+    return {f"{name} c={c}": cell.summary(peak_rss_mb(next(v.pid for v in variants if v.name == name))
+                                          if next(v.pid for v in variants if v.name == name) else None)
+            for (name, c), cell in cells.items()}
 
 
 def peer_mcp_proxy() -> str | None:
@@ -163,62 +247,80 @@ def peer_mcp_proxy() -> str | None:
     return str(exe)
 
 
+def url(port: int) -> str:
+    return f"http://127.0.0.1:{port}/mcp"
+
+
+def bridge_cmd(port: int, *extra: str) -> list[str]:
+    return [BRIDGE, "serve", "--log-level", "error", "--listen", f"127.0.0.1:{port}", *extra]
+
+
+def leg_a_stdio(stack: ExitStack, args: argparse.Namespace) -> list[Variant]:
+    server = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
+    nr, br = free_port(), free_port()
+    relay = stack.enter_context(running([*RELAY, "--port", str(nr), "--mode", "a", "--", *server], nr))
+    bridge = stack.enter_context(running(bridge_cmd(br, "--upstream-era", "2025-11-25", "--", *server), br))
+    out = [Variant("direct", None, stdio=server),
+           Variant("null", relay.pid, make=lambda c: modern_http(c, url(nr))),
+           Variant("bridge", bridge.pid, make=lambda c: modern_http(c, url(br)))]
+    if args.peer and (proxy := peer_mcp_proxy()):
+        pp = free_port()
+        peer = stack.enter_context(running([proxy, "--host", "127.0.0.1", "--port", str(pp), "--", *server], pp))
+        out.append(Variant("mcp-proxy", peer.pid, make=lambda c: legacy_http(c, url(pp))))
+    return out
+
+
+def leg_http(stack: ExitStack, era: str) -> list[Variant]:
+    """A-http (era a: legacy server, 2026 client) or B (era b: modern server, 2025 client)."""
+    if era == "a":
+        server = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
+        flags, client = ["--upstream-era", "2025-11-25"], modern_http
+    else:
+        server = [PY, str(ROOT / "samples" / "modern" / "everything_server.py")]
+        flags, client = ["--front-era", "2025-11-25", "--upstream-era", "2026-07-28"], legacy_http
+    up, nr, br = free_port(), free_port(), free_port()
+    stack.enter_context(running([*server, "http", "--port", str(up)], up))
+    relay = stack.enter_context(running([*RELAY, "--port", str(nr), "--mode", era, "--upstream", url(up)], nr))
+    bridge = stack.enter_context(running(bridge_cmd(br, *flags, "--upstream", url(up)), br))
+    return [Variant("direct", None, make=lambda c: legacy_http(c, url(up))),
+            Variant("null", relay.pid, make=lambda c: client(c, url(nr))),
+            Variant("bridge", bridge.pid, make=lambda c: client(c, url(br)))]
+
+
+def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
+    print(f"{'leg':<8} {'variant':<10} {'c':>3} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'cpu ms/call':>11} {'peak RSS':>9}")
+    for leg, cells in results.items():
+        for key, s in cells.items():
+            name, c = key.split(" c=")
+            cpu = f"{s['cpu_ms_per_call']:.3f}" if s["cpu_ms_per_call"] is not None else "-"
+            rss = f"{s['peak_rss_mb']:.0f} MB" if s["peak_rss_mb"] is not None else "-"
+            print(f"{leg:<8} {name:<10} {c:>3} {s['p50_ms']:>8.2f} {s['p99_ms']:>8.2f} {s['rps']:>8.0f} {cpu:>11} {rss:>9}")
+    print("\nratios (bridge / null relay, bridge / direct):")
+    for leg, cells in results.items():
+        for c in concurrency:
+            b, n, d = cells[f"bridge c={c}"], cells[f"null c={c}"], cells[f"direct c={c}"]
+            print(f"{leg:<8} c={c:<3} cpu/call {b['cpu_ms_per_call'] / n['cpu_ms_per_call']:.2f}x  "
+                  f"p50 {b['p50_ms'] / n['p50_ms']:.2f}x  req/s {b['rps'] / n['rps']:.2f}x vs null, {b['rps'] / d['rps']:.2f}x vs direct")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=1000, help="calls per (variant, concurrency) cell")
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
-    parser.add_argument("--legs", nargs="+", default=["A", "B", "A-stdio"])
+    parser.add_argument("--legs", nargs="+", default=["A-stdio", "A-http", "B"], choices=["A-stdio", "A-http", "B"])
+    parser.add_argument("--peer", action="store_true", help="add PyPI mcp-proxy 0.13.0 to the A-stdio leg")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results: dict[str, dict] = {}
-    legacy_server = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
-    modern_server = [PY, str(ROOT / "samples" / "modern" / "everything_server.py")]
-    bridge = [PY, "-m", "bridge", "serve", "--log-level", "error"]
-
-    for c in args.concurrency:
-        if "A" in args.legs:
-            up, br = free_port(), free_port()
-            upstream = f"http://127.0.0.1:{up}/mcp"
-            with running([*legacy_server, "http", "--port", str(up)], up), \
-                    running([*bridge, "--listen", f"127.0.0.1:{br}", "--upstream-era", "2025-11-25", "--upstream", upstream], br):
-                direct = run_leg(partial(legacy_session, url=upstream), args.requests, c)
-                via = run_leg(partial(modern_session, url=f"http://127.0.0.1:{br}/mcp"), args.requests, c)
-            results[f"A c={c}"] = {"direct": direct, "bridge": via}
-        if "B" in args.legs:
-            up, br = free_port(), free_port()
-            upstream = f"http://127.0.0.1:{up}/mcp"
-            with running([*modern_server, "http", "--port", str(up)], up), \
-                    running([*bridge, "--listen", f"127.0.0.1:{br}", "--front-era", "2025-11-25", "--upstream-era", "2026-07-28",
-                             "--upstream", upstream], br):
-                direct = run_leg(partial(legacy_session, url=upstream), args.requests, c)
-                via = run_leg(partial(legacy_session, url=f"http://127.0.0.1:{br}/mcp"), args.requests, c)
-            results[f"B c={c}"] = {"direct": direct, "bridge": via}
-        if "A-stdio" in args.legs:
-            br = free_port()
-            with running([*bridge, "--listen", f"127.0.0.1:{br}", "--upstream-era", "2025-11-25", "--", *legacy_server], br):
-                via = run_leg(partial(modern_session, url=f"http://127.0.0.1:{br}/mcp"), args.requests, c)
-            peer = None
-            proxy = peer_mcp_proxy()
-            if proxy is not None:
-                pp = free_port()
-                with running([proxy, "--host", "127.0.0.1", "--port", str(pp), "--", *legacy_server], pp):
-                    peer = run_leg(partial(legacy_session, url=f"http://127.0.0.1:{pp}/mcp"), args.requests, c)
-            results[f"A-stdio c={c}"] = {"bridge": via, **({"direct": peer, "baseline": "mcp-proxy"} if peer else {})}
-
+    results: dict[str, dict[str, dict]] = {}
+    for leg in args.legs:
+        with ExitStack() as stack:
+            variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b")
+            results[leg] = asyncio.run(run_leg(variants, args))
     if args.json:
         print(json.dumps(results, indent=2))
-        return
-    print("direct = the same server without the bridge (A-stdio: through the peer tool mcp-proxy instead)")
-    print(f"{'leg':<14} {'direct p50':>11} {'bridge p50':>11} {'added p50':>10} {'direct p99':>11} {'bridge p99':>11}"
-          f" {'direct rps':>11} {'bridge rps':>11} {'rps ratio':>9}")
-    for leg, r in results.items():
-        b = r["bridge"]
-        d = r.get("direct")
-        if d:
-            print(f"{leg:<14} {d['p50_ms']:>9.2f}ms {b['p50_ms']:>9.2f}ms {b['p50_ms'] - d['p50_ms']:>8.2f}ms {d['p99_ms']:>9.2f}ms"
-                  f" {b['p99_ms']:>9.2f}ms {d['rps']:>11.0f} {b['rps']:>11.0f} {b['rps'] / d['rps']:>8.2f}x")
-        else:
-            print(f"{leg:<14} {'-':>11} {b['p50_ms']:>9.2f}ms {'-':>10} {'-':>11} {b['p99_ms']:>9.2f}ms {'-':>11} {b['rps']:>11.0f}")
+    else:
+        report(results, args.concurrency)
 
 
 if __name__ == "__main__":
