@@ -25,3 +25,6 @@ if [ ! -x .venvs/mcp1/bin/python ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" 
     .venvs/mcp1/bin/python -m pip install -q --disable-pip-version-check "$LEGACY_MCP" >&2
     echo "$LEGACY_MCP" >.venvs/mcp1/.stamp
 fi
+
+# Published servers (PyPI and npm) for tests/published.
+bash .ci/published-peers.sh
