@@ -184,11 +184,15 @@ def render_text(report: Report) -> str:
             lines.append(f"+ {d.section} {d.item!r}: only in NEW")
         else:
             lines.append(f"~ {d.section} {d.item!r}: {d.kind}")
-            old = json.dumps(d.old, indent=2, sort_keys=True).splitlines()
-            new = json.dumps(d.new, indent=2, sort_keys=True).splitlines()
-            for row in difflib.unified_diff(old, new, "OLD", "NEW", lineterm="", n=2):
-                lines.append("    " + row)
+            lines.extend("    " + row for row in diff_lines(d.old, d.new))
     return "\n".join(lines)
+
+
+def diff_lines(old: Any, new: Any) -> list[str]:
+    """A unified diff (OLD -> NEW) of two JSON values, pretty-printed with sorted keys."""
+    a = json.dumps(old, indent=2, sort_keys=True, default=str).splitlines()
+    b = json.dumps(new, indent=2, sort_keys=True, default=str).splitlines()
+    return list(difflib.unified_diff(a, b, "OLD", "NEW", lineterm="", n=2))
 
 
 # ---------------------------------------------------------------------------------------------------
