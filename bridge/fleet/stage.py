@@ -204,7 +204,7 @@ class StagedUpstream(Upstream):
         counted = method != "subscriptions/listen" and stage.cfg.canary_to is not None
         if counted:
             self.metrics.inc("canary_requests_total", {"server": self.name, "side": side})
-        if not stage.learned and stage.cfg.shadow is not None:
+        if not stage.learned:
             stage.learned = True
             self._spawn(self._learn(stage))
         safe = staging.mirrorable(request, stage.read_only, stage.cfg.shadow_tools)
