@@ -35,7 +35,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: middle; font-size: 14px; }
 th { color: var(--muted); font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 tr:last-child td { border-bottom: 0; }
-.era { display: inline-block; padding: 2px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; }
+.era { display: inline-block; white-space: nowrap; padding: 2px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; }
 .health { font-weight: 600; }
 .ok { color: #0e7c3a; } .degraded { color: #b45309; } .down { color: #b91c1c; } .idle { color: var(--muted); }
 .mix { display: flex; height: 10px; width: 140px; border-radius: 5px; overflow: hidden; background: #e4e7eb; }
@@ -63,7 +63,8 @@ def era_badge(era: str | None) -> str:
 def mix_cell(by_era: dict[str, int]) -> str:
     total = sum(by_era.get(e, 0) for e in COLORS)
     if not total:
-        return '<span class="small">no client traffic yet</span>'
+        copies = by_era.get("shadow", 0)
+        return f'<span class="small">{f"mirrored copies only: {copies}" if copies else "no client traffic yet"}</span>'
     parts = "".join(f'<span style="width:{100 * by_era.get(e, 0) / total:.1f}%;background:{c}"></span>'
                     for e, c in COLORS.items() if by_era.get(e))
     legacy_share = 100 * by_era.get(LEGACY, 0) / total
@@ -94,11 +95,20 @@ def canary_cell(canary: dict[str, Any] | None) -> str:
     return f'<span class="health {cls}">{esc(state)}</span> {line}<br><span class="small">{extra}</span>'
 
 
+def short_target(target: str, limit: int = 60) -> str:
+    """A command line with each path cut to its file name (``python everything_server.py stdio``); URLs as they are."""
+    if "://" in target:
+        return target[:limit]
+    words = [w.rsplit("/", 1)[-1] if "/" in w else w for w in target.split()]
+    text = " ".join(words)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def server_row(s: dict[str, Any]) -> str:
     state = s.get("state", "unknown")
     cls = {"ok": "ok", "degraded": "degraded", "down": "down"}.get(state, "idle")
     error = f'<br><span class="small">{esc(s["last_error"][:80])}</span>' if s.get("last_error") else ""
-    return (f'<tr><td><strong>{esc(s["name"])}</strong><br><span class="small">{esc(s.get("target", ""))[:60]}</span></td>'
+    return (f'<tr><td><strong>{esc(s["name"])}</strong><br><span class="small">{esc(short_target(str(s.get("target", ""))))}</span></td>'
             f'<td>{era_badge(s.get("era"))}</td><td>{esc(s.get("transport"))}</td>'
             f'<td><span class="health {cls}">{esc(state)}</span>{error}</td><td>{s.get("restarts", 0)}</td>'
             f'<td>{mix_cell(s.get("requests_by_client_era") or {})}</td>'
