@@ -310,7 +310,12 @@ class StagedUpstream(Upstream):
                 self.metrics.inc("shadow_skipped_total", {"server": self.name, "reason": "cancelled"})
                 return
             old, new = (copied, answer) if reverse else (answer, copied)
-            diff = staging.compare(method, old, new, stage.cfg.shadow_ignore)
+            try:
+                diff = staging.compare(method, old, new, stage.cfg.shadow_ignore)
+            except Exception:  # noqa: BLE001 - an answer the comparison cannot read is not the caller's problem
+                log.exception("server %s: cannot compare %s answers", self.name, method)
+                self.metrics.inc("shadow_skipped_total", {"server": self.name, "reason": "error"})
+                return
             self.metrics.inc("shadow_mirrored_total", labels)
             self.metrics.inc("shadow_diverged_total" if diff else "shadow_matched_total", labels)
             if reverse:
