@@ -20,7 +20,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from bridge.fleet import verify
+from bridge.fleet import normalize
 
 Side = Literal["primary", "canary"]
 
@@ -30,7 +30,7 @@ LIST_METHODS: dict[str, str] = {
     "resources/list": "resources",
     "resources/templates/list": "resourceTemplates",
 }
-"""List method -> result key (and ``verify.ITEM_KEYS`` section)."""
+"""List method -> result key (and ``normalize.ITEM_KEYS`` section)."""
 MIRRORABLE_METHODS = frozenset({*LIST_METHODS, "resources/read", "prompts/get", "completion/complete"})
 VOLATILE_KEYS = frozenset({"requestState"})
 """Opaque per-answer values never equal across two servers (2026-07-28 basic/patterns/mrtr.mdx §Request State)."""
@@ -225,15 +225,15 @@ def comparable(method: str, response: dict[str, Any], ignore: list[str] | tuple[
     """The part of an answer that must match: ``verify``'s normalisation, then the accept list."""
     if "error" in response:
         err = response["error"]
-        return {"error": verify.normalize_error(err if isinstance(err, dict) else {})}
+        return {"error": normalize.normalize_error(err if isinstance(err, dict) else {})}
     result = response.get("result")
     section = LIST_METHODS.get(method)
     if section is not None and isinstance(result, dict) and isinstance(result.get(section), list):
-        key, _ = verify.ITEM_KEYS[section]
+        key, _ = normalize.ITEM_KEYS[section]
         items = [i for i in result[section] if isinstance(i, dict)]
-        out: Any = {section: [verify.normalize_item(section, i) for i in sorted(items, key=lambda i: str(i.get(key)))]}
+        out: Any = {section: [normalize.normalize_item(section, i) for i in sorted(items, key=lambda i: str(i.get(key)))]}
     else:
-        out = verify.normalize_result(result)
+        out = normalize.normalize_result(result)
     return drop_paths(_strip_volatile(out), [p.split(".") for p in ignore])
 
 
@@ -258,7 +258,7 @@ def compare(method: str, old: dict[str, Any], new: dict[str, Any], ignore: list[
     a, b = comparable(method, old, ignore), comparable(method, new, ignore)
     if a == b:
         return None
-    lines = verify.diff_lines(a, b)
+    lines = normalize.diff_lines(a, b)
     if len(lines) > DIFF_LINES_MAX:
         lines = [*lines[:DIFF_LINES_MAX], f"... {len(lines) - DIFF_LINES_MAX} more lines"]
     return lines

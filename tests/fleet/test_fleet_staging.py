@@ -180,3 +180,20 @@ def test_status_schema_and_dashboard_html() -> None:
     assert 'http-equiv="refresh"' in page and 'id="era-chart-client"' in page and 'id="era-chart-upstream"' in page
     assert "s.py &lt;b&gt;" in page and "<b>" not in page
     assert "rolled back" in page and "90.0% match" in page and '<span class="del">-  1</span>' in page
+
+
+def test_decision_modules_stay_pure() -> None:
+    """No event loop, clock, network or web framework in the decision modules (time comes in as ``now``)."""
+    import ast
+    from pathlib import Path
+
+    import bridge.fleet as pkg
+
+    banned = {"asyncio", "anyio", "time", "socket", "httpx", "starlette", "random", "threading"}
+    for name in ("staging", "normalize", "history", "dashboard", "metrics"):
+        tree = ast.parse((Path(pkg.__file__).parent / f"{name}.py").read_text())
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not imported & banned, (name, imported & banned)
+        fleet_deps = {(n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bridge.")}
+        assert fleet_deps <= {"bridge.fleet", "bridge"}, (name, fleet_deps)
