@@ -160,3 +160,20 @@ def test_generated_token_file_is_private(tmp_path: Path) -> None:
 
     run(tmp_path, body, token=None)
     assert seen == {"mode": 0o600, "ok": 200, "same": True}
+
+
+def test_cli_side_finds_the_token_and_reports_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bridge.fleet import admin
+
+    config = tmp_path / "fleet.toml"
+    config.write_text('[bridge]\nlisten = "127.0.0.1:9"\n[servers.a]\ncommand = "true"\n')
+    assert admin.client_token(str(config)) is None
+    admin.write_token(tmp_path / "fleet.toml.admin-token", "from-file")
+    assert admin.client_token(str(config)) == "from-file"
+    assert admin.client_token(str(config), "explicit") == "explicit"
+    monkeypatch.setenv("MCP_BRIDGE_ADMIN_TOKEN", "from-env")
+    assert admin.client_token(str(config)) == "from-env" and admin.reload_headers(None) == {"Authorization": "Bearer from-env"}
+    assert admin.base_url(None, str(config)) == "http://127.0.0.1:9" and admin.base_url("http://h:1/", None) == "http://h:1"
+    assert admin.canary_command("a", 1.5, None, str(config), None)[0] == 2
+    code, text = admin.canary_command("a", 0.5, "http://127.0.0.1:9", None, None)  # nothing listens on port 9
+    assert code == 1 and "cannot reach" in text
