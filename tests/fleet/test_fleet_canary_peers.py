@@ -22,17 +22,23 @@ pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream]
 PRINCIPALS = 40
 ROLLBACK = {"max_error_rate": 0.05, "min_requests": 20, "window": 300}
 OLD, NEW = "legacy-everything", "modern-everything"
+ERRORS: list[dict[str, Any]] = []
 
 
-def servers(tmp: Path, weight: float) -> dict[str, dict[str, Any]]:
-    return {"old": {**fp.variant(), "era": fp.LEGACY, "canary": {"to": "new", "weight": weight}, "rollback": ROLLBACK},
+def servers(tmp: Path, old_url: str, weight: float) -> dict[str, dict[str, Any]]:
+    return {"old": {"url": old_url, "era": fp.LEGACY, "canary": {"to": "new", "weight": weight}, "rollback": ROLLBACK},
             "new": {**fp.twin_cmd("--fail-file", str(tmp / "fail")), "era": fp.MODERN}}
 
 
 @pytest.fixture
-def fleet(tmp_path: Path) -> Iterator[tuple[fp.FleetBridge, Path]]:
-    with fp.fleet_bridge(tmp_path, servers(tmp_path, 0.25)) as bridge:
-        yield bridge, tmp_path
+def fleet(tmp_path: Path) -> Iterator[tuple[fp.FleetBridge, Path, str]]:
+    # The old server over Streamable HTTP: the bridge keeps one upstream session per caller credential,
+    # which over stdio would mean one child process per principal (40 here).
+    port = fp.peers.free_port()
+    with fp.peers.running([fp.peers.legacy_python(), str(fp.VARIANT_SERVER), "http", "--port", str(port)], port):
+        old_url = f"http://127.0.0.1:{port}/mcp"
+        with fp.fleet_bridge(tmp_path, servers(tmp_path, old_url, 0.25)) as bridge:
+            yield bridge, tmp_path, old_url
 
 
 async def echo_as(client: httpx.AsyncClient, bridge: fp.FleetBridge, who: int) -> tuple[int, str]:
@@ -40,6 +46,7 @@ async def echo_as(client: httpx.AsyncClient, bridge: fp.FleetBridge, who: int) -
     frame = await fp.rpc(client, bridge.url("old"), "tools/call", {"name": "echo", "arguments": {"text": f"p{who}"}},
                          headers={"Authorization": f"Bearer token-{who}"})
     if "error" in frame:
+        ERRORS.append(frame["error"])
         return who, "error"
     assert frame["result"]["content"][0]["text"] == f"p{who}", frame
     return who, frame["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
@@ -60,8 +67,8 @@ async def canary_status(client: httpx.AsyncClient, bridge: fp.FleetBridge) -> di
     return next(s for s in doc["servers"] if s["name"] == "old")["canary"]
 
 
-def test_canary_split_rollback_and_rearm_on_real_peers(fleet: tuple[fp.FleetBridge, Path]) -> None:
-    bridge, tmp = fleet
+def test_canary_split_rollback_and_rearm_on_real_peers(fleet: tuple[fp.FleetBridge, Path, str]) -> None:
+    bridge, tmp, old_url = fleet
 
     async def main() -> dict[str, Any]:
         async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=32)) as client:
@@ -78,7 +85,7 @@ def test_canary_split_rollback_and_rearm_on_real_peers(fleet: tuple[fp.FleetBrid
             (tmp / "fail").unlink()
             cli = await asyncio.to_thread(fp.run_cli, "canary", "old", "--weight", "0.25", "--url", bridge.base)
             rearmed = await round_of(client, bridge, 80)
-            bridge.write(servers(tmp, 0.5))
+            bridge.write(servers(tmp, old_url, 0.5))
             reload = await asyncio.to_thread(fp.run_cli, "reload", "--url", bridge.base)
             final = await canary_status(client, bridge)
             return {"split": split, "failing": failing, "rolled": rolled, "after": after, "cli": cli, "rearmed": rearmed,
@@ -88,7 +95,7 @@ def test_canary_split_rollback_and_rearm_on_real_peers(fleet: tuple[fp.FleetBrid
     sides: dict[int, set[str]] = defaultdict(set)
     for who, name in out["split"]:
         sides[who].add(name)
-    assert all(len(s) == 1 for s in sides.values()) and set().union(*sides.values()) == {OLD, NEW}
+    assert all(len(s) == 1 for s in sides.values()) and set().union(*sides.values()) == {OLD, NEW}, (sides, ERRORS[:5])
     on_canary = {who for who, s in sides.items() if s == {NEW}}
     share = sum(1 for _, name in out["split"] if name == NEW) / len(out["split"])
     assert abs(share - 0.25) <= 0.05

@@ -44,7 +44,7 @@ async def traffic(bridge: fp.FleetBridge) -> None:
         for k in range(30):
             await fp.tool(client, bridge.url("billing"), "add", {"a": k, "b": 1})
             await fp.rpc(client, bridge.url(("docs", "search")[k % 2]), "tools/call", {"name": "echo", "arguments": {"text": "hi"}},
-                         headers={"Authorization": f"Bearer token-{k}"})
+                         headers={"Authorization": f"Bearer token-{k % 6}"})
         for name in ("billing", "docs", "search"):
             session = await fp.legacy_session(client, bridge.url(name))
             for k in range(5):
