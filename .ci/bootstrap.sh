@@ -28,3 +28,13 @@ fi
 
 # Published servers (PyPI and npm) for tests/published.
 bash .ci/published-peers.sh
+
+# Headless Chromium for the fleet dashboard test (tests/fleet/test_fleet_dashboard.py): Debian's package,
+# installed only when missing and when we may (root, as in CI); otherwise that test is skipped.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing chromium (apt)" >&2
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+           && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2; }; then
+        echo "bootstrap: chromium could not be installed; the dashboard screenshot test will be skipped" >&2
+    fi
+fi

@@ -121,7 +121,9 @@ def reload(
     import httpx
 
     try:
-        resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60)
+        from bridge.fleet.admin import reload_headers
+
+        resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60, headers=reload_headers(config))
     except httpx.HTTPError as exc:
         raise _fail(f"cannot reach {url}: {exc}", 1) from None
     try:
@@ -134,4 +136,20 @@ def reload(
         raise typer.Exit(1)
 
 
-__all__ = ["probe", "reload", "verify"]
+@app.command()
+def canary(
+    name: Annotated[str, typer.Argument(help="The fleet server whose canary weight changes.")],
+    weight: Annotated[float, typer.Option("--weight", help="Share of callers sent to the canary, 0..1 (0 stops it).")],
+    url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
+    config: Annotated[str | None, typer.Option(help="Fleet config: gives the URL (its listen key) and the admin token.")] = None,
+    token: Annotated[str | None, typer.Option(help="Admin token (default: $MCP_BRIDGE_ADMIN_TOKEN or the config's).")] = None,
+) -> None:
+    """Set a running fleet's canary weight (re-arms a rolled-back canary)."""
+    from bridge.fleet.admin import canary_command
+
+    code, text = canary_command(name, weight, url, config, token)
+    typer.echo(text, err=code != 0)
+    raise typer.Exit(code)
+
+
+__all__ = ["canary", "probe", "reload", "verify"]
