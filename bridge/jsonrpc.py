@@ -10,21 +10,23 @@ from typing import Any
 
 import orjson
 
+# JSON-RPC / MCP error codes: defined (with their spec sections) in bridge.translate.errors, re-exported here.
+from bridge.translate.errors import (  # noqa: F401 - re-exported
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    RESOURCE_NOT_FOUND_2025,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED_2025,
+    USER_REJECTED,
+)
+
 Message = dict[str, Any]
 RequestId = str | int
-
-# JSON-RPC / MCP error codes used by the bridge.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-RESOURCE_NOT_FOUND_2025 = -32002
-URL_ELICITATION_REQUIRED_2025 = -32042
-HEADER_MISMATCH = -32020
-MISSING_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-USER_REJECTED = -1
 
 
 class FrameError(Exception):

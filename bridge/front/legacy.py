@@ -31,13 +31,13 @@ from bridge.front.http import call_context as http_call_context
 from bridge.front.http import json_message, rpc_error
 from bridge.jsonrpc import FrameError, Message, RequestId
 from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
+from bridge.translate import errors
 from bridge.translate import legacy_front as lf
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 
 Send = Callable[[Message], Awaitable[None]]
 
-LEGACY_ASSUMED_VERSION = "2025-03-26"
 SSE_RETRY_MS = 1000
 """``retry`` advertised on primed POST streams: how soon a 2025 client reconnects after a drop."""
 RECENT_IDS = 4096
@@ -623,21 +623,23 @@ class LegacyHttpFront:
     def _lookup(self, request: Request, rid: RequestId | None) -> _HttpSession | Response:
         sid = request.headers.get("mcp-session-id")
         if not sid:
-            return rpc_error(400, jsonrpc.INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", rid)
+            return rpc_error(errors.LEGACY_SESSION_REQUIRED_STATUS,
+                             jsonrpc.INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", rid)
         sess = self.sessions.get(sid)
         if sess is None or sess.core is None or sess.core.closed:
-            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
+            return rpc_error(errors.LEGACY_SESSION_NOT_FOUND_STATUS, jsonrpc.INVALID_REQUEST, "Session not found", rid)
         if sess.core.expired(time.monotonic()):
             self.sessions.pop(sid, None)
             asyncio.get_running_loop().create_task(sess.close())
-            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session expired", rid)
+            return rpc_error(errors.LEGACY_SESSION_NOT_FOUND_STATUS, jsonrpc.INVALID_REQUEST, "Session expired", rid)
         if CallContext.principal_of(request.headers.get("authorization")) != sess.principal:
             # Sessions are bound to the credentials that opened them; others must not learn they exist.
-            return rpc_error(404, jsonrpc.INVALID_REQUEST, "Session not found", rid)
+            return rpc_error(errors.LEGACY_SESSION_NOT_FOUND_STATUS, jsonrpc.INVALID_REQUEST, "Session not found", rid)
         # Absent and no other way to know: assume 2025-03-26 (2025-11-25 transports); anything not legacy is refused.
-        version = request.headers.get("mcp-protocol-version") or LEGACY_ASSUMED_VERSION
+        version = request.headers.get("mcp-protocol-version") or errors.LEGACY_ASSUMED_VERSION
         if version not in LEGACY_VERSIONS:
-            return rpc_error(400, jsonrpc.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}", rid)
+            return rpc_error(errors.LEGACY_BAD_VERSION_STATUS,
+                             jsonrpc.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}", rid)
         sess.core.touch()
         return sess
 
@@ -655,12 +657,13 @@ class LegacyHttpFront:
         assert core is not None
         if jsonrpc.is_response(msg):
             core.on_response(msg)
-            return Response(status_code=202)
+            return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
         if jsonrpc.is_notification(msg):
             await core.on_notification(msg)
-            return Response(status_code=202)
+            return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
         if not core.claim_id(msg["id"]):
-            return rpc_error(400, jsonrpc.INVALID_REQUEST, "Invalid Request: request id already used in this session", msg["id"])
+            return rpc_error(errors.LEGACY_REFUSED_STATUS,
+                             jsonrpc.INVALID_REQUEST, "Invalid Request: request id already used in this session", msg["id"])
         if msg.get("method") == "ping":
             return json_message(jsonrpc.result_response(msg["id"], {}))
         stream = sess.new_stream()
@@ -733,7 +736,8 @@ class LegacyHttpFront:
     async def handle_get(self, request: Request) -> Response:
         accept = request.headers.get("accept", "")
         if "text/event-stream" not in accept and "*/*" not in accept:
-            return rpc_error(406, jsonrpc.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
+            return rpc_error(errors.LEGACY_NOT_ACCEPTABLE_STATUS,
+                             jsonrpc.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
         found = self._lookup(request, None)
         if isinstance(found, Response):
             return found

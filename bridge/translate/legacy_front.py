@@ -30,6 +30,7 @@ from bridge.eras import (
     MRTR_METHODS,
 )
 from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.translate import errors
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -161,11 +162,7 @@ def initialize_result(discover: dict[str, Any], identity: SessionIdentity, bridg
     """
     supported = discover.get("supportedVersions")
     if not isinstance(supported, list) or MODERN not in supported:
-        raise FrameError(
-            jsonrpc.INVALID_PARAMS,
-            "Unsupported protocol version: the upstream server does not serve 2026-07-28",
-            {"supported": list(LEGACY_VERSIONS), "requested": identity.protocol_version, "upstream": supported},
-        )
+        raise FrameError(*errors.legacy_unsupported_version(list(LEGACY_VERSIONS), identity.protocol_version, supported))
     caps = discover.get("capabilities")
     server_caps = map_server_capabilities(caps if isinstance(caps, dict) else {})
     meta = discover.get("_meta")
@@ -275,33 +272,10 @@ def to_legacy_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def looks_not_found(error: dict[str, Any], params: dict[str, Any] | None) -> bool:
-    """The 2026 -32602 a ``resources/read`` gets for a missing resource (heuristic: ``data.uri`` or the message)."""
-    if error.get("code") != jsonrpc.INVALID_PARAMS:
-        return False
-    data = error.get("data")
-    if isinstance(data, dict) and "uri" in data:
-        return True
-    message = str(error.get("message", "")).lower()
-    return any(word in message for word in ("not found", "unknown resource", "no such", "does not exist"))
-
-
-def to_legacy_error(method: str, error: dict[str, Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Map a 2026 JSON-RPC error object to the 2025 one (spec-delta 1.6, Dir B)."""
-    out = dict(error)
-    if method == "resources/read" and looks_not_found(error, params):
-        out["code"] = jsonrpc.RESOURCE_NOT_FOUND_2025
-        if not isinstance(out.get("data"), dict) and isinstance(params, dict) and isinstance(params.get("uri"), str):
-            out["data"] = {"uri": params["uri"]}
-    return out
-
-
 def to_legacy_response(method: str, response: Message, legacy_id: RequestId, params: dict[str, Any] | None = None) -> Message:
     """A canonical ``complete`` response (or error) for a legacy client, with its own request id."""
     if "error" in response:
-        err = response["error"] if isinstance(response["error"], dict) else {"code": jsonrpc.INTERNAL_ERROR, "message": "error"}
-        mapped = to_legacy_error(method, err, params)
-        return {"jsonrpc": "2.0", "id": legacy_id, "error": mapped}
+        return {"jsonrpc": "2.0", "id": legacy_id, "error": errors.to_legacy_error(response["error"], method, params)}
     result = response.get("result")
     if not isinstance(result, dict):
         return jsonrpc.error_response(legacy_id, jsonrpc.INTERNAL_ERROR, "Upstream returned a malformed result")

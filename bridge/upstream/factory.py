@@ -22,12 +22,11 @@ from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.jsonrpc import Message
+from bridge.translate import errors
 from bridge.upstream.legacy import LegacyUpstream
 from bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
 
 log = logging.getLogger("mcp_bridge.probe")
-
-MODERN_ERROR_CODES = {-32020, -32021, -32022}
 
 
 @dataclass
@@ -70,7 +69,7 @@ def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Messa
 
 def classify_discover_answer(status: int | None, body: Any) -> eras.Era | None:
     """Pure: the era a ``server/discover`` answer proves (None: no evidence either way)."""
-    if status in (401, 403):
+    if status in errors.UNAUTHORIZED_STATUSES:
         return None
     if isinstance(body, dict):
         result = body.get("result")
@@ -79,9 +78,9 @@ def classify_discover_answer(status: int | None, body: Any) -> eras.Era | None:
         err = body.get("error")
         if isinstance(err, dict):
             code = err.get("code")
-            if code in MODERN_ERROR_CODES:
+            if code in errors.MODERN_DEFINED_CODES:
                 return eras.MODERN
-            if code == -32601 and status == 404:
+            if code == errors.METHOD_NOT_FOUND and status == 404:
                 return eras.MODERN
     return eras.LEGACY
 

@@ -271,14 +271,13 @@ def test_result_meta_keeps_foreign_keys() -> None:
 
 def test_not_found_renumbered_on_resources_read_only() -> None:
     err = {"code": -32602, "message": "Resource not found", "data": {"uri": "file:///nope"}}
-    out = lf.to_legacy_error("resources/read", err, {"uri": "file:///nope"})
-    assert out == {"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nope"}}
-    assert lf.to_legacy_error("tools/call", err)["code"] == -32602
+    out = lf.to_legacy_response("resources/read", {"jsonrpc": "2.0", "id": 1, "error": err}, 7, {"uri": "file:///nope"})
+    assert out["error"] == {"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nope"}}
+    assert out["id"] == 7
+    assert lf.to_legacy_response("tools/call", {"jsonrpc": "2.0", "id": 1, "error": err}, 1)["error"]["code"] == -32602
+    # Without the 2026 not-found shape (data.uri) the error is left alone: it may already be in 2025 terms.
     plain = {"code": -32602, "message": "Unknown resource: x"}
-    assert lf.to_legacy_error("resources/read", plain, {"uri": "x"}) == {"code": -32002, "message": "Unknown resource: x",
-                                                                        "data": {"uri": "x"}}
-    other = {"code": -32602, "message": "Invalid cursor"}
-    assert lf.to_legacy_error("resources/read", other, {"uri": "x"})["code"] == -32602
+    assert lf.to_legacy_response("resources/read", {"jsonrpc": "2.0", "id": 1, "error": plain}, 1, {"uri": "x"})["error"] == plain
     for name in sorted(p.name for p in (EXAMPLES / "InvalidParamsError").iterdir()):
         error = example("InvalidParamsError", name)
         mapped = lf.to_legacy_response("prompts/get", {"jsonrpc": "2.0", "id": 1, "error": error}, 1)
