@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge import jsonrpc
+from bridge.eras import MRTR_METHODS
 from bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
 from bridge.translate import legacy_upstream as tx
 from bridge.translate.mrtr_rounds import Rounds, refusal_frame
@@ -113,6 +114,10 @@ class LegacyCall:
                 return self._close_round(None) if self.rounds.coalescing() else []
             return self._finish(msg)
         if jsonrpc.is_request(msg):
+            if self.method not in MRTR_METHODS:
+                # 2026-07-28 basic/patterns/mrtr.mdx §Supported Requests: only tools/call, prompts/get and
+                # resources/read may answer input_required; anything else is declined upstream.
+                return [Send(refusal_frame(msg["id"], msg["method"]))]
             at = self.rounds.on_input(msg, now_ms)
             return [Wake(at)] if at is not None else [Send(refusal_frame(msg["id"], msg["method"]))]
         if msg.get("method") == "notifications/cancelled":

@@ -291,12 +291,13 @@ INBOUND_NOTIFICATIONS = {
 }
 
 
-def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool], lease: int | None) -> tuple[str, Any]:
+def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | None], lease: int | None) -> tuple[str, Any]:
     """Where one inbound frame of a session goes.
 
-    ``calls``: the session's calls in flight (upstream id -> opted into logs); ``lease``: the input
-    lease holder. ``related``: the upstream request whose response stream carried the frame, when the
-    wire says (Streamable HTTP); None on stdio and the GET stream. Returns one of
+    ``calls``: the session's requests in flight (upstream id -> whether the call opted into logs; None
+    for the bridge's own requests, which ask nobody); ``lease``: the input lease holder. ``related``: the
+    upstream request whose response stream carried the frame, when the wire says (Streamable HTTP);
+    None on stdio and the GET stream. Returns one of
     ``("call", id)``, ``("calls", [ids])``, ``("fanout", None)``, ``("pong", None)``,
     ``("refuse", None)`` (answer as a client that declines), ``("unknown", None)`` (-32601), ``("drop", None)``.
     """
@@ -311,8 +312,12 @@ def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool], lea
             return "unknown", None
         if isinstance(related, int) and related in calls:
             return "call", related
-        # No wire attribution: unambiguous only through the session's input lease.
-        return ("call", lease) if lease and lease in calls else ("refuse", None)
+        # No wire attribution: unambiguous through the session's input lease, or when only one client
+        # call is in flight (then a client that cannot be asked gets -32021 rather than a silent "no").
+        if lease and lease in calls:
+            return "call", lease
+        client_calls = [cid for cid, logs in calls.items() if logs is not None]
+        return ("call", client_calls[0]) if len(client_calls) == 1 else ("refuse", None)
     rule = INBOUND_NOTIFICATIONS.get(method)
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     if rule == "by_token":
@@ -321,7 +326,7 @@ def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool], lea
     if rule == "by_log":
         if isinstance(related, int) and related in calls:
             return "call", related
-        opted = [cid for cid, logs in calls.items() if logs]
+        opted = [cid for cid, logs in calls.items() if logs is True]
         return ("call", opted[0]) if len(opted) == 1 else ("drop", None)
     if rule == "every_call":
         return "calls", list(calls)

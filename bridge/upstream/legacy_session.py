@@ -41,8 +41,9 @@ class LiveCall:
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
 
     @property
-    def logs(self) -> bool:
-        return self.machine is not None and self.machine.log_level is not None
+    def logs(self) -> bool | None:
+        """Whether the client opted into logs; None for the bridge's own requests."""
+        return None if self.machine is None else self.machine.log_level is not None
 
 
 class LegacySession:

@@ -38,6 +38,8 @@ class FakeLegacyServer:
     def __init__(self, transport: FakeLegacyTransport) -> None:
         self.transport = transport
         self.received: list[Message] = []
+        self.answers: asyncio.Queue[Message] = asyncio.Queue()
+        """Responses to the server's own requests and cancellations, in arrival order (for tests to await)."""
         self.initialized = False
         self.release = asyncio.Event()
         self.cancelled: list[Any] = []
@@ -48,6 +50,8 @@ class FakeLegacyServer:
 
     def handle(self, msg: Message) -> None:
         self.received.append(msg)
+        if jsonrpc.is_response(msg) or msg.get("method") == "notifications/cancelled":
+            self.answers.put_nowait(msg)
         if jsonrpc.is_response(msg):
             fut = self._waiting.pop(msg.get("id"), None)
             if fut is not None and not fut.done():
@@ -125,6 +129,7 @@ class FakeLegacyServer:
             await self._say(jsonrpc.notification("notifications/message", {"level": "info", "data": "working"}), related)
             return _text("done")
         if name == "block":
+            self.transport.blocking.set()
             await self.release.wait()
             return _text("released")
         return {"content": [], "isError": True}
@@ -147,9 +152,11 @@ def _text(text: str) -> Message:
 class FakeLegacyTransport(LegacyTransport):
     kind = "fake"
 
-    def __init__(self, attribute: bool = False) -> None:
+    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None) -> None:
         super().__init__()
         self.attribute = attribute
+        self.blocking = blocking or asyncio.Event()
+        """Set when a ``block`` call reached the server."""
         self.server = FakeLegacyServer(self)
         self.opened = 0
         self.closed = False
@@ -158,7 +165,7 @@ class FakeLegacyTransport(LegacyTransport):
         self.opened += 1
 
     async def send(self, msg: Message) -> None:
-        self.server.handle(msg)
+        self.server.handle(jsonrpc.loads(jsonrpc.dumps(msg)))  # bytes on the wire, as a real transport
 
     async def deliver_from_server(self, msg: Message, related: Any) -> None:
         await self._deliver(msg, related)
@@ -174,8 +181,16 @@ class TransportBank:
     def __init__(self, attribute: bool = False) -> None:
         self.attribute = attribute
         self.made: list[FakeLegacyTransport] = []
+        self.blocking = asyncio.Event()
+        """Set when a ``block`` call reached any of the servers."""
 
     def __call__(self, _ctx: Any) -> FakeLegacyTransport:
-        transport = FakeLegacyTransport(self.attribute)
+        transport = FakeLegacyTransport(self.attribute, self.blocking)
         self.made.append(transport)
         return transport
+
+
+async def lose(transport: FakeLegacyTransport, why: str = "fake server died") -> None:
+    """The session dies (a stdio child exiting, an HTTP 404): the bridge is told as a real transport would."""
+    await transport.server.close()
+    await transport._lost(why)
