@@ -12,7 +12,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -22,15 +21,16 @@ from starlette.routing import Route
 from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Upstream
+from bridge.front import middleware as guard
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from bridge.translate import mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
 
-LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
 ERROR_STATUS = {-32020: 400, -32021: 400, -32022: 400, -32601: 404}
-"""HTTP status the 2026 transport pins for errors in a final response (others: 200)."""
+"""HTTP status the 2026 transport pins for errors in a final response (others: 200).
+2026-07-28 basic/transports/streamable-http.mdx §Request Metadata (-32020, -32022: 400; -32601: 404)."""
 
 
 class LegacyFrontProtocol(Protocol):
@@ -41,17 +41,8 @@ class LegacyFrontProtocol(Protocol):
 
 
 def origin_allowed(origin: str | None, settings: Settings) -> bool:
-    """DNS-rebinding defence: no Origin (non-browser) is fine; loopback origins and configured ones pass."""
-    if origin is None:
-        return True
-    if origin in settings.allowed_origins or "*" in settings.allowed_origins:
-        return True
-    try:
-        parts = urlsplit(origin)
-    except ValueError:
-        return False
-    host = (parts.hostname or "").lower()
-    return parts.scheme in ("http", "https") and (host in LOOPBACK_HOSTS or f"[{host}]" in LOOPBACK_HOSTS)
+    """DNS-rebinding defence (see ``bridge.front.middleware``), for callers holding Settings."""
+    return guard.origin_allowed(origin, settings.allowed_origins)
 
 
 def rpc_error(status: int, code: int, message: str, id: Any = None, data: Any = None, headers: dict[str, str] | None = None) -> Response:
@@ -94,8 +85,9 @@ class HttpFront:
     # --- entry ----------------------------------------------------------------------------------------
 
     async def endpoint(self, request: Request) -> Response:
-        if not origin_allowed(request.headers.get("origin"), self.settings):
-            return rpc_error(403, INVALID_REQUEST, "Forbidden: Origin not allowed")
+        refused = guard.screen_request(request, self.settings)
+        if refused is not None:
+            return refused
         method = request.method
         legacy_ok = self.legacy is not None and self.settings.front_era != eras.MODERN
         if method in ("GET", "DELETE"):
@@ -106,9 +98,6 @@ class HttpFront:
                              headers={"Allow": "POST"})
         if method != "POST":
             return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method}", headers={"Allow": "POST"})
-        ctype = request.headers.get("content-type", "")
-        if ctype.split(";")[0].strip().lower() != "application/json":
-            return rpc_error(415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
         try:
             body = await read_body(request, self.settings.max_body_bytes)
             msg = jsonrpc.parse_frame(body)
@@ -270,7 +259,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
         Route("/healthz", front.healthz, methods=["GET"]),
         *(extra_routes or []),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan, middleware=[guard.guard_middleware(settings)])
     app.state.front = front
     return app
 
