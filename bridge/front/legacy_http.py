@@ -195,8 +195,8 @@ class LegacyHttpFront:
     async def handle_get(self, request: Request) -> Response:
         accept = request.headers.get("accept", "")
         if "text/event-stream" not in accept and "*/*" not in accept:
-            return json_message(errors.error_frame(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream"),
-                                errors.LEGACY_NOT_ACCEPTABLE_STATUS)
+            refused = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
+            return json_message(refused, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
         found = self._lookup(request, None)
         if isinstance(found, Response):
             return found

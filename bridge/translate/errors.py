@@ -150,19 +150,6 @@ def _apply(rules: tuple[CodeRule, ...], error: dict[str, Any], method: str | Non
     return error
 
 
-def error_frame(rid: str | int | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    """A JSON-RPC error response; without an ``id`` member when the request's id is unknown (both schemas make
-    ``id`` optional on JSONRPCErrorResponse and neither admits ``null``: 2026-07-28 basic/index.mdx §Error
-    Responses, "except in error cases where the ID could not be read")."""
-    err: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        err["data"] = data
-    frame: dict[str, Any] = {"jsonrpc": "2.0", "error": err}
-    if rid is not None:
-        frame["id"] = rid
-    return frame
-
-
 def malformed_error(error: Any) -> dict[str, Any]:
     """An error object a peer sent that is not ``{code: int, message}``: -32603 carrying it
     (2026-07-28 basic/index.mdx §Error Responses: "Error codes MUST be integers")."""

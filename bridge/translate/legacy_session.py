@@ -151,7 +151,7 @@ class Refusal:
     """The session is past its deadline: the shell ends it."""
 
     def response(self, rid: RequestId | None) -> Message:
-        return errors.error_frame(rid, self.code, self.message)
+        return jsonrpc.error_response(rid, self.code, self.message)
 
 
 def admit_http(state: SessionState | None, *, has_session_header: bool, principal: str | None,

@@ -1,5 +1,5 @@
 """The 2025-11-25 Streamable HTTP front in process: the real Starlette app and ``LegacyHttpFront`` over a
-``FakeUpstream`` (tests/fakes.py). Every frame the front sends is validated against the 2025-11-25 schema.
+``ListeningUpstream`` (tests/inprocess/legacy_front_fakes.py). Every frame the front sends is validated against the 2025-11-25 schema.
 
 Covers the 2025 session rules (2025-11-25 basic/transports.mdx, basic/lifecycle.mdx): initialize, ping,
 logging/setLevel, request-id reuse, subscribe -> upstream listen, make-before-break replacement, re-listen
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import fakes
+import legacy_front_fakes as fakes
 import pytest
 from legacy_front_asgi import LegacyClient
 
@@ -36,7 +36,7 @@ def check(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 class Env:
-    def __init__(self, upstream: fakes.FakeUpstream, front: LegacyHttpFront, app: Any) -> None:
+    def __init__(self, upstream: fakes.ListeningUpstream, front: LegacyHttpFront, app: Any) -> None:
         self.upstream = upstream
         self.front = front
         self.app = app
@@ -51,7 +51,7 @@ class Env:
 @pytest.fixture
 async def env() -> AsyncIterator[Env]:
     settings = Settings(request_timeout=10.0, connect_timeout=5.0, session_idle_timeout=600.0)
-    upstream = fakes.FakeUpstream()
+    upstream = fakes.ListeningUpstream()
     front = LegacyHttpFront(upstream, settings)
     e = Env(upstream, front, build_app(settings, upstream, front))
     try:
@@ -129,7 +129,7 @@ async def test_set_level_filters_request_logs(env: Env) -> None:
 async def test_progress_is_strictly_increasing(env: Env) -> None:
     client = env.client()
     await client.initialize()
-    response = await client.post(jsonrpc.request(1, "tools/call", {"name": "progress", "arguments": {},
+    response = await client.post(jsonrpc.request(1, "tools/call", {"name": "jumpy", "arguments": {},
                                                                    "_meta": {"progressToken": "t"}}))
     frames = [check(f) for f in await response.messages()]
     assert [f["params"]["progress"] for f in frames if f.get("method") == "notifications/progress"] == [1, 2, 3]
@@ -163,7 +163,7 @@ async def test_subscribe_listen_and_make_before_break(env: Env) -> None:
 
 async def test_subscribe_without_upstream_listen_is_method_not_found() -> None:
     settings = Settings(request_timeout=10.0, connect_timeout=5.0)
-    upstream = fakes.FakeUpstream(listen_supported=False)
+    upstream = fakes.ListeningUpstream(listen_supported=False)
     front = LegacyHttpFront(upstream, settings)
     client = LegacyClient(build_app(settings, upstream, front))
     try:
@@ -259,7 +259,7 @@ async def test_cancel_stops_the_upstream_call(env: Env) -> None:
     assert (await client.post(cancel)).status == 202
     frames = await call.messages()
     assert all("result" not in f for f in frames)  # no response for a cancelled request
-    assert 9 in env.upstream.cancelled
+    assert 9 in env.upstream.cancelled_ids
 
 
 async def test_resource_not_found_gets_the_2025_code(env: Env) -> None:

@@ -1,4 +1,4 @@
-"""The 2025-11-25 stdio front in process: ``LegacyStdioSession`` over a ``FakeUpstream`` (tests/fakes.py).
+"""The 2025-11-25 stdio front in process: ``LegacyStdioSession`` over a ``ListeningUpstream`` (tests/inprocess/legacy_front_fakes.py).
 
 2025-11-25 basic/lifecycle.mdx §Initialization (only ping before initialize, initialize once), basic/index.mdx
 §Requests (ids not reused), basic/utilities/cancellation.mdx (no response to a cancelled request). Every frame
@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-import fakes
+import legacy_front_fakes as fakes
 import pytest
 
 from bridge import jsonrpc
@@ -48,8 +48,8 @@ class Wire:
 
 
 @pytest.fixture
-async def stdio() -> AsyncIterator[tuple[LegacyStdioSession, Wire, fakes.FakeUpstream]]:
-    upstream = fakes.FakeUpstream()
+async def stdio() -> AsyncIterator[tuple[LegacyStdioSession, Wire, fakes.ListeningUpstream]]:
+    upstream = fakes.ListeningUpstream()
     wire = Wire()
     session = LegacyStdioSession(upstream, Settings(request_timeout=10.0, connect_timeout=5.0), wire.write)
     try:
@@ -58,7 +58,7 @@ async def stdio() -> AsyncIterator[tuple[LegacyStdioSession, Wire, fakes.FakeUps
         await session.aclose()
 
 
-async def test_before_initialize_only_ping(stdio: tuple[LegacyStdioSession, Wire, fakes.FakeUpstream]) -> None:
+async def test_before_initialize_only_ping(stdio: tuple[LegacyStdioSession, Wire, fakes.ListeningUpstream]) -> None:
     session, wire, upstream = stdio
     await session.on_frame(jsonrpc.request("p", "ping"))
     assert await wire.next() == {"jsonrpc": "2.0", "id": "p", "result": {}}
@@ -67,7 +67,7 @@ async def test_before_initialize_only_ping(stdio: tuple[LegacyStdioSession, Wire
     assert upstream.requests == []
 
 
-async def test_initialize_once_then_requests(stdio: tuple[LegacyStdioSession, Wire, fakes.FakeUpstream]) -> None:
+async def test_initialize_once_then_requests(stdio: tuple[LegacyStdioSession, Wire, fakes.ListeningUpstream]) -> None:
     session, wire, upstream = stdio
     await session.on_frame(INIT)
     await session.on_frame(jsonrpc.request(2, "tools/list"))  # pipelined: waits for initialize
@@ -85,7 +85,7 @@ async def test_initialize_once_then_requests(stdio: tuple[LegacyStdioSession, Wi
     assert (await wire.response(1))["error"]["code"] == -32600  # so was initialize's
 
 
-async def test_mrtr_and_cancel_on_stdio(stdio: tuple[LegacyStdioSession, Wire, fakes.FakeUpstream]) -> None:
+async def test_mrtr_and_cancel_on_stdio(stdio: tuple[LegacyStdioSession, Wire, fakes.ListeningUpstream]) -> None:
     session, wire, upstream = stdio
     await session.on_frame(INIT)
     await wire.response(1)
@@ -102,4 +102,4 @@ async def test_mrtr_and_cancel_on_stdio(stdio: tuple[LegacyStdioSession, Wire, f
     await session.on_frame(jsonrpc.request(8, "ping"))
     assert await wire.response(8) == {"jsonrpc": "2.0", "id": 8, "result": {}}
     assert wire.frames.empty()  # and no response for 6
-    assert 6 in upstream.cancelled
+    assert 6 in upstream.cancelled_ids

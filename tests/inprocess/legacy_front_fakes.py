@@ -1,14 +1,15 @@
-"""In-process fakes: ``FakeUpstream`` is a scriptable 2026-07-28 server behind ``bridge.core.Upstream``.
+"""``ListeningUpstream``: the fronts' ``FakeUpstream`` (tests/inprocess/fakes.py) grown into a 2026-07-28 server
+a 2025 session can live on.
 
 It answers from the spec's own examples (tests/data/spec), records every canonical request it gets, keeps
 ``subscriptions/listen`` streams open until cancelled (or ended with ``end_listen``), and lets a test push
 change notifications to them. Tools:
 
-* ``echo``: ``complete`` at once with the arguments as text;
+* ``echo``, ``progress``, ``hang``: the base fake's;
 * ``ask``: round 1 ``input_required`` (one form elicitation, ``requestState`` "s1"), round 2 complete with the
   elicitation answer;
 * ``log``: emits one ``notifications/message`` per level (request-scoped), then completes;
-* ``progress``: emits progress 1, 2, 2, 1, 3 (the bridge must make it strictly increasing), then completes;
+* ``jumpy``: emits progress 1, 2, 2, 1, 3 (the bridge must make it strictly increasing), then completes;
 * ``slow``: waits until cancelled or ``release`` is set.
 """
 
@@ -18,16 +19,18 @@ import asyncio
 import copy
 from typing import Any
 
+from fakes import FakeUpstream
+
 from bridge import jsonrpc
-from bridge.core import CallContext, Emit, Upstream
-from bridge.eras import LOG_LEVELS, META_SUBSCRIPTION_ID, MODERN
+from bridge.core import CallContext, Emit
+from bridge.eras import LOG_LEVELS, META_SUBSCRIPTION_ID
 from bridge.jsonrpc import Message
 
 import spec
 
 TOOLS = [
     {"name": name, "description": name, "inputSchema": {"type": "object"}}
-    for name in ("echo", "ask", "log", "progress", "slow")
+    for name in ("echo", "progress", "hang", "ask", "log", "jumpy", "slow")
 ]
 
 
@@ -35,10 +38,9 @@ def complete(result: dict[str, Any]) -> dict[str, Any]:
     return {"resultType": "complete", **result}
 
 
-class FakeUpstream(Upstream):
-    era = MODERN
-
+class ListeningUpstream(FakeUpstream):
     def __init__(self, capabilities: dict[str, Any] | None = None, listen_supported: bool = True) -> None:
+        super().__init__()
         discover = copy.deepcopy(spec.example("DiscoverResult", "server-capabilities-discovery.json"))
         discover["capabilities"] = capabilities if capabilities is not None else {
             "tools": {"listChanged": True}, "prompts": {"listChanged": True},
@@ -51,24 +53,22 @@ class FakeUpstream(Upstream):
         self.closed_listens: list[Any] = []
         self.changed = asyncio.Condition()
         """Notified on every request and every listen opened or closed."""
-        self.cancelled: list[Any] = []
+        self.cancelled_ids: list[Any] = []
         self.release = asyncio.Event()
-        self.started = 0
 
     # --- Upstream --------------------------------------------------------------------------------
-
-    async def start(self) -> None:
-        self.started += 1
 
     async def discover(self, ctx: CallContext) -> Message:
         return copy.deepcopy(self.discover_result)
 
     async def aclose(self) -> None:
+        await super().aclose()
         for listen in self.listens.values():
             listen["end"].set()
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         spec.modern("JSONRPCRequest", request)
+        self.calls.append((request, ctx))
         self.requests.append(copy.deepcopy(request))
         async with self.changed:
             self.changed.notify_all()
@@ -80,8 +80,10 @@ class FakeUpstream(Upstream):
                 return await self._listen(rid, params, emit)
             if method == "tools/list":
                 return jsonrpc.result_response(rid, complete({"tools": copy.deepcopy(TOOLS)}))
-            if method == "tools/call":
+            if method == "tools/call" and params.get("name") in ("ask", "log", "jumpy", "slow"):
                 return await self._tool(rid, params, emit)
+            if method == "tools/call":
+                return await super().call(request, ctx, emit)
             if method == "resources/read":
                 uri = params.get("uri")
                 if uri == "file:///missing":
@@ -89,7 +91,7 @@ class FakeUpstream(Upstream):
                 return jsonrpc.result_response(rid, complete({"contents": [{"uri": uri, "text": "hello"}]}))
             return jsonrpc.error_response(rid, -32601, f"Method not found: {method}")
         except asyncio.CancelledError:
-            self.cancelled.append(rid)
+            self.cancelled_ids.append(rid)
             raise
 
     # --- behaviours --------------------------------------------------------------------------------
@@ -97,9 +99,6 @@ class FakeUpstream(Upstream):
     async def _tool(self, rid: Any, params: dict[str, Any], emit: Emit) -> Message:
         name = params.get("name")
         meta = params.get("_meta") or {}
-        if name == "echo":
-            text = jsonrpc.dumps(params.get("arguments") or {}).decode()
-            return jsonrpc.result_response(rid, complete({"content": [{"type": "text", "text": text}]}))
         if name == "ask":
             answers = params.get("inputResponses")
             if not answers:
@@ -116,15 +115,13 @@ class FakeUpstream(Upstream):
             for level in LOG_LEVELS:
                 await emit(jsonrpc.notification("notifications/message", {"level": level, "data": level}))
             return jsonrpc.result_response(rid, complete({"content": [{"type": "text", "text": "logged"}]}))
-        if name == "progress":
+        if name == "jumpy":
             token = meta.get("progressToken")
             for value in (1, 2, 2, 1, 3):
                 await emit(jsonrpc.notification("notifications/progress", {"progressToken": token, "progress": value}))
             return jsonrpc.result_response(rid, complete({"content": [{"type": "text", "text": "done"}]}))
-        if name == "slow":
-            await self.release.wait()
-            return jsonrpc.result_response(rid, complete({"content": [{"type": "text", "text": "slow"}]}))
-        return jsonrpc.error_response(rid, -32602, f"Unknown tool: {name}")
+        await self.release.wait()
+        return jsonrpc.result_response(rid, complete({"content": [{"type": "text", "text": "slow"}]}))
 
     async def _listen(self, rid: Any, params: dict[str, Any], emit: Emit) -> Message:
         if not self.listen_supported:
