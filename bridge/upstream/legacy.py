@@ -28,7 +28,7 @@ from bridge.translate import legacy_upstream as tx
 from bridge.translate import listen
 from bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
 from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse
-from bridge.upstream.legacy_session import LegacySession, LiveCall
+from bridge.upstream.legacy_driver import LegacySession, LiveCall
 from bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
