@@ -198,7 +198,7 @@ class LegacyUpstream(Upstream):
         self._notify_pool()
 
     def call_closed(self, session: LegacySession, upstream_id: int) -> None:
-        self.pool.close_call(session.sid, upstream_id)
+        self.pool.close_call(session.sid, upstream_id, now_ms())
         self._notify_pool()
 
     def session_lost(self, session: LegacySession) -> None:

@@ -39,6 +39,8 @@ class FakeUpstream(Upstream):
         if request["method"] != "tools/call":
             return jsonrpc.result_response(request["id"], {"resultType": "complete", "tools": []})
         name = params.get("name")
+        if name == "limited":
+            return jsonrpc.error_response(request["id"], -32000, "Upstream session limit reached (1)", {"limit": "upstream_sessions"})
         if name == "progress":
             token = (params.get("_meta") or {}).get("progressToken")
             for step in (1, 2):
