@@ -22,6 +22,8 @@ class FakeUpstream(Upstream):
     def __init__(self) -> None:
         self.calls: list[tuple[Message, CallContext]] = []
         self.cancelled = asyncio.Event()
+        self.hanging = asyncio.Event()
+        """Set when a ``hang`` call started."""
         self.started = 0
         self.closed = 0
 
@@ -46,6 +48,7 @@ class FakeUpstream(Upstream):
             for step in (1, 2):
                 await emit(jsonrpc.notification("notifications/progress", {"progressToken": token, "progress": step}))
         if name == "hang":
+            self.hanging.set()
             try:
                 await asyncio.Event().wait()
             except asyncio.CancelledError:
