@@ -151,6 +151,14 @@ class LegacyUpstream(Upstream):
             with contextlib.suppress(Exception):
                 await s.close()
 
+    @property
+    def sessions(self) -> dict[str, list[LegacySession]]:
+        """Live sessions grouped by identity (a read-only view: the fleet probe reads their InitializeResult)."""
+        groups: dict[str, list[LegacySession]] = {}
+        for session in self.live.values():
+            groups.setdefault(session.rec.key, []).append(session)
+        return groups
+
     def status(self) -> dict[str, Any]:
         sessions = list(self.live.values())
         return {

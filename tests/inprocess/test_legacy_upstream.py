@@ -228,3 +228,11 @@ async def test_listen_relays_list_changed_and_refcounts_subscriptions() -> None:
     await up.aclose()
     assert (await tasks[1])["result"]["resultType"] == "complete"
     assert jsonrpc.is_response(await tasks[1])
+
+
+async def test_sessions_view_exposes_the_initialize_result() -> None:
+    up = upstream()
+    await up.start()
+    [[session]] = up.sessions.values()
+    assert session.init_result["serverInfo"] == {"name": "FakeLegacy", "version": "1.0.0"}
+    await up.aclose()
