@@ -130,6 +130,8 @@ class FakeLegacyServer:
             return _text("done")
         if name == "block":
             self.transport.blocking.set()
+            if self.transport.bank is not None:
+                self.transport.bank.blocked.put_nowait(self)
             await self.release.wait()
             return _text("released")
         return {"content": [], "isError": True}
@@ -152,8 +154,9 @@ def _text(text: str) -> Message:
 class FakeLegacyTransport(LegacyTransport):
     kind = "fake"
 
-    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None) -> None:
+    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None, bank: TransportBank | None = None) -> None:
         super().__init__()
+        self.bank = bank
         self.attribute = attribute
         self.blocking = blocking or asyncio.Event()
         """Set when a ``block`` call reached the server."""
@@ -163,6 +166,9 @@ class FakeLegacyTransport(LegacyTransport):
 
     async def open(self) -> None:
         self.opened += 1
+        if self.opened == 1 and self.bank is not None:
+            self.bank.live += 1
+            self.bank.peak = max(self.bank.peak, self.bank.live)
 
     async def send(self, msg: Message) -> None:
         self.server.handle(jsonrpc.loads(jsonrpc.dumps(msg)))  # bytes on the wire, as a real transport
@@ -171,6 +177,8 @@ class FakeLegacyTransport(LegacyTransport):
         await self._deliver(msg, related)
 
     async def close(self) -> None:
+        if not self.closed and self.opened and self.bank is not None:
+            self.bank.live -= 1
         self.closed = True
         await self.server.close()
 
@@ -183,9 +191,14 @@ class TransportBank:
         self.made: list[FakeLegacyTransport] = []
         self.blocking = asyncio.Event()
         """Set when a ``block`` call reached any of the servers."""
+        self.blocked: asyncio.Queue[FakeLegacyServer] = asyncio.Queue()
+        """Each server whose ``block`` call started (once per call)."""
+        self.live = 0
+        self.peak = 0
+        """Sessions opened and not yet closed (a stdio upstream's children), now and at most."""
 
     def __call__(self, _ctx: Any) -> FakeLegacyTransport:
-        transport = FakeLegacyTransport(self.attribute, self.blocking)
+        transport = FakeLegacyTransport(self.attribute, self.blocking, self)
         self.made.append(transport)
         return transport
 

@@ -236,3 +236,21 @@ async def test_sessions_view_exposes_the_initialize_result() -> None:
     [[session]] = up.sessions.values()
     assert session.init_result["serverInfo"] == {"name": "FakeLegacy", "version": "1.0.0"}
     await up.aclose()
+
+
+async def test_many_identities_never_exceed_the_session_cap() -> None:
+    bank = TransportBank()
+    up = upstream(bank, limits=Limits(total_sessions=4))
+    busy = [asyncio.ensure_future(up.call(tools_call(i, "block"), CallContext(principal=f"busy{i}"), discard)) for i in range(4)]
+    for _ in busy:
+        await asyncio.wait_for(bank.blocked.get(), 10)
+    refused = await up.call(tools_call(9, "echo"), CallContext(principal="late"), discard)
+    assert refused["error"]["data"] == {"limit": "upstream_sessions"}  # promptly: every session is busy
+    for t in bank.made:
+        t.server.release.set()
+    await asyncio.gather(*busy)
+    answers = await asyncio.gather(*[up.call(tools_call(i, text=str(i)), CallContext(principal=f"id{i}"), discard)
+                                     for i in range(40)])
+    assert sum(1 for a in answers if "result" in a) >= 4 and bank.peak <= 4 and up.status()["sessions"] <= 4
+    assert all(a["error"]["data"] == {"limit": "upstream_sessions"} for a in answers if "error" in a)
+    await up.aclose()
