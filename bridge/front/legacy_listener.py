@@ -24,8 +24,9 @@ log = logging.getLogger("mcp_bridge.front.legacy")
 class UpstreamListener:
     """ONE upstream ``subscriptions/listen`` per session; filter changes replace it make-before-break."""
 
-    def __init__(self, session: LegacyFrontSession) -> None:
+    def __init__(self, session: LegacyFrontSession, budget: ll.ListenBudget) -> None:
         self.session = session
+        self.budget = budget
         self.state = ll.ListenState()
         self.lock = asyncio.Lock()
         self.runs: dict[str, asyncio.Task[None]] = {}
@@ -43,8 +44,14 @@ class UpstreamListener:
             return await self._open(step)
 
     async def _open(self, step: ll.Open) -> dict[str, Any]:
+        try:
+            ll.take(self.budget)
+        except FrameError as exc:
+            ll.open_failed(self.state, step.listen_id, exc.code)
+            raise
         ack: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(self._run(step.listen_id, step.filter, ack), name=f"legacy-listen:{step.listen_id}")
+        task.add_done_callback(lambda _t: ll.give(self.budget))
         self.runs[step.listen_id] = task
         try:
             acked = await asyncio.wait_for(asyncio.shield(ack), self.session.settings.connect_timeout)

@@ -195,6 +195,31 @@ def invalidations(acked: dict[str, Any]) -> list[Message]:
     return notes
 
 
+@dataclass
+class ListenBudget:
+    """Upstream listens held for all the sessions of one front (each is a long-lived server resource)."""
+
+    max: int
+    open: int = 0
+    refused: int = 0
+
+
+LIMIT = "legacy_listens_max"
+
+
+def take(budget: ListenBudget) -> None:
+    """One more listen, or FrameError naming the limit."""
+    if budget.open >= budget.max:
+        budget.refused += 1
+        raise FrameError(errors.LIMIT_REACHED, f"Too many upstream listens ({LIMIT}={budget.max})",
+                         {"limit": LIMIT, "max": budget.max})
+    budget.open += 1
+
+
+def give(budget: ListenBudget) -> None:
+    budget.open = max(0, budget.open - 1)
+
+
 def close(state: ListenState) -> list[str]:
     """The session ended: returns the listens to cancel."""
     state.closed = True

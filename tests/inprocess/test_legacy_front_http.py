@@ -138,12 +138,12 @@ async def test_progress_is_strictly_increasing(env: Env) -> None:
 async def test_subscribe_listen_and_make_before_break(env: Env) -> None:
     client = env.client()
     await client.initialize()
-    await env.upstream.wait_listens(lambda listens: len(listens) == 1)
-    (first,) = env.upstream.listens
-    assert env.upstream.listens[first]["filter"] == {"toolsListChanged": True, "promptsListChanged": True,
-                                                     "resourcesListChanged": True}
+    assert env.upstream.listens == {}  # nobody to tell yet: no upstream listen for an idle session
     stream = await client.get_stream()
     assert stream.status == 200 and stream.is_sse
+    (first,) = env.upstream.listens  # opened and acknowledged before the GET stream started
+    assert env.upstream.listens[first]["filter"] == {"toolsListChanged": True, "promptsListChanged": True,
+                                                     "resourcesListChanged": True}
     assert check(await client.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))) == {
         "jsonrpc": "2.0", "id": 1, "result": {}}
     # Replaced make-before-break: the new listen was acknowledged before the old one was cancelled.
@@ -192,7 +192,8 @@ async def test_relisten_invalidates_what_may_have_been_missed(env: Env) -> None:
 async def test_delete_ends_the_session_and_its_listen(env: Env) -> None:
     client = env.client()
     await client.initialize()
-    await env.upstream.wait_listens(lambda listens: len(listens) == 1)
+    await client.get_stream()
+    assert len(env.upstream.listens) == 1
     deleted = await client.send("DELETE")
     assert deleted.status == 200
     await env.upstream.wait_listens(lambda listens: not listens)
@@ -212,6 +213,8 @@ async def test_idle_session_expires(env: Env, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(legacy_runner, "time", FakeTime)
     client = env.client()
     await client.initialize()
+    await client.get_stream()
+    assert len(env.upstream.listens) == 1
     clock[0] += 599.0
     assert "result" in await client.rpc(jsonrpc.request(1, "ping"))  # used: the deadline moves
     clock[0] += 599.0
@@ -294,3 +297,71 @@ async def test_malformed_initialize_and_tool_name(env: Env) -> None:
     out = await client.rpc(jsonrpc.request(2, "tools/call", {"name": 5, "arguments": {}}))
     assert check(out)["error"]["code"] == -32602
     assert all(r["method"] != "tools/call" for r in env.upstream.requests)
+
+
+async def test_listen_follows_the_get_stream_and_subscriptions(env: Env) -> None:
+    client = env.client()
+    await client.initialize()
+    assert "result" in await client.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+    (listen,) = env.upstream.listens  # a subscription needs a listen even without a GET stream (replayed later)
+    assert env.upstream.listens[listen]["filter"]["resourceSubscriptions"] == ["file:///a"]
+    await env.upstream.notify("notifications/resources/updated", {"uri": "file:///a"})
+    stream = await client.get_stream()
+    _eid, queued = await stream.next_event()  # the first GET takes what was queued since initialize
+    assert check(queued)["params"] == {"uri": "file:///a"}
+    assert "result" in await client.rpc(jsonrpc.request(2, "resources/unsubscribe", {"uri": "file:///a"}))
+    (listen,) = env.upstream.listens  # the GET stream still wants list_changed
+    assert "resourceSubscriptions" not in env.upstream.listens[listen]["filter"]
+    await stream.close()  # the last GET stream leaves, nothing subscribed: the listen goes
+    await env.upstream.wait_listens(lambda listens: not listens)
+    assert env.front.listens.open == 0
+
+
+async def test_session_caps_name_the_limit() -> None:
+    settings = Settings(request_timeout=10.0, connect_timeout=5.0, legacy_sessions_max=2, legacy_sessions_per_principal=1)
+    upstream = fakes.ListeningUpstream()
+    front = LegacyHttpFront(upstream, settings)
+    app = build_app(settings, upstream, front)
+    clients = [LegacyClient(app, "Bearer alice"), LegacyClient(app, "Bearer alice"), LegacyClient(app, "Bearer bob"),
+               LegacyClient(app, None)]
+    try:
+        await clients[0].initialize()
+        second = await clients[1].post(jsonrpc.request(0, "initialize", {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}))
+        assert second.status == 429
+        err = check(await second.json())["error"]
+        assert err["code"] == -32000 and err["data"]["limit"] == "legacy_sessions_per_principal"
+        await clients[2].initialize()
+        third = await clients[3].post(jsonrpc.request(0, "initialize", {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}))
+        assert third.status == 503
+        assert check(await third.json())["error"]["data"]["limit"] == "legacy_sessions_max"
+        assert front.status()["refused"] == {"legacy_sessions_per_principal": 1, "legacy_sessions_max": 1}
+        assert (await clients[0].send("DELETE")).status == 200
+        await clients[3].initialize()  # room again
+    finally:
+        for c in clients:
+            await c.aclose()
+        await front.aclose()
+
+
+async def test_listens_are_capped() -> None:
+    settings = Settings(request_timeout=10.0, connect_timeout=5.0, legacy_listens_max=1)
+    upstream = fakes.ListeningUpstream()
+    front = LegacyHttpFront(upstream, settings)
+    app = build_app(settings, upstream, front)
+    first, second = LegacyClient(app), LegacyClient(app)
+    try:
+        await first.initialize()
+        await second.initialize()
+        await first.get_stream()
+        assert front.listens.open == 1
+        out = await second.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+        assert check(out)["error"]["code"] == -32000 and out["error"]["data"] == {"limit": "legacy_listens_max", "max": 1}
+        stream = await second.get_stream()  # still served, without change notifications
+        assert stream.status == 200 and front.listens.open == 1
+        assert front.status()["refused"]["legacy_listens_max"] >= 1
+    finally:
+        await first.aclose()
+        await second.aclose()
+        await front.aclose()
