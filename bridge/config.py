@@ -33,8 +33,11 @@ class Settings(BaseModel):
     legacy_sessions_per_principal: int = 1_000
     """Legacy front: 2025 sessions one set of credentials may hold; past it 429 naming the limit."""
     legacy_listens_max: int = 512
-    """Legacy front: upstream ``subscriptions/listen`` streams held for 2025 sessions (one per session with a GET
-    stream or a subscription); past it a subscribe gets an error naming the limit."""
+    """Legacy front: upstream ``subscriptions/listen`` streams held for 2025 sessions; at the cap a lingering one
+    (no GET stream, nothing subscribed) is reclaimed, else a subscribe gets an error naming the limit."""
+    legacy_listen_linger: float = 300.0
+    """Legacy front: a session's listen stays open this long after initialize and after its last GET stream left, so
+    a client that reconnects (Last-Event-ID) still gets what changed meanwhile; then only subscriptions keep it."""
     sse_keepalive: float = 15.0
     event_retention: float = 300.0
     """Legacy front: how long GET-stream events stay replayable for Last-Event-ID."""

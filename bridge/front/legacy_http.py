@@ -50,6 +50,9 @@ class HttpSessionSlot:
         self.principal: str | None = None
         self.get_attached = 0
         """GET requests streaming ``get_stream`` (or about to): the session's listen follows it."""
+        self.lingering_since: float | None = None
+        """No GET stream since then; the listen stays until ``legacy_listen_linger`` has passed (or it is reclaimed)."""
+        self.linger_timer: asyncio.TimerHandle | None = None
         self.get_stream = EventStream("g", settings.event_retention)
         self.streams: dict[str, EventStream] = {"g": self.get_stream}
         self.get_seen = 0
@@ -67,6 +70,8 @@ class HttpSessionSlot:
         self.get_stream.push(msg)
 
     async def close(self) -> None:
+        if self.linger_timer is not None:
+            self.linger_timer.cancel()
         if self.session is not None:
             await self.session.close()
         for stream in self.streams.values():
@@ -203,8 +208,8 @@ class LegacyHttpFront:
                 stream.consumers -= 1
                 if slot is not None:
                     slot.get_attached -= 1
-                    if slot.get_attached == 0 and slot.session is not None:
-                        asyncio.get_running_loop().create_task(slot.session.set_streaming(False))
+                    if slot.get_attached == 0:
+                        self._linger(slot)
 
         return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
 
@@ -219,11 +224,15 @@ class LegacyHttpFront:
         sid = secrets.token_urlsafe(24)
         slot = HttpSessionSlot(sid, self.settings)
         slot.principal = ctx.principal
-        session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, self.listens, sid)
+        # The listen opens with the session (list_changed promised in the result), and lingers until a GET stream
+        # takes over or legacy_listen_linger passes.
+        session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, self.listens, sid,
+                                            streaming=True, reclaim=self._reclaim)
         if session is None:
             return json_message(resp)
         slot.session = session
         self._add(slot)
+        self._linger(slot)
         self._ensure_reaper()
         return json_message(resp, headers={"Mcp-Session-Id": sid})
 
@@ -256,11 +265,46 @@ class LegacyHttpFront:
 
     @staticmethod
     async def _attach(slot: HttpSessionSlot) -> None:
-        """A GET stream is about to flow: the session's listen now carries list_changed too (opened, and
-        acknowledged upstream, before the stream starts)."""
+        """A GET stream is about to flow: the session's listen carries list_changed (opened again, and acknowledged
+        upstream, before the stream starts, if it was dropped)."""
         slot.get_attached += 1
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+            slot.linger_timer = None
+        slot.lingering_since = None
         if slot.get_attached == 1 and slot.session is not None:
             await slot.session.set_streaming(True)
+
+    def _linger(self, slot: HttpSessionSlot) -> None:
+        """No GET stream: keep the listen for legacy_listen_linger seconds, then only subscriptions keep it."""
+        loop = asyncio.get_running_loop()
+        slot.lingering_since = loop.time()
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+        slot.linger_timer = loop.call_later(self.settings.legacy_listen_linger,
+                                            lambda: loop.create_task(self._stop_lingering(slot)))
+
+    @staticmethod
+    async def _stop_lingering(slot: HttpSessionSlot) -> None:
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+            slot.linger_timer = None
+        if slot.get_attached == 0 and slot.lingering_since is not None and slot.session is not None:
+            slot.lingering_since = None
+            await slot.session.set_streaming(False)
+
+    async def _reclaim(self) -> bool:
+        """The listen budget is spent: end the listen of the session lingering longest (no GET stream, nothing
+        subscribed), so idle sessions never keep a client that is here now from its notifications."""
+        candidates = [slot for slot in self.sessions.values()
+                      if slot.lingering_since is not None and slot.get_attached == 0 and slot.session is not None
+                      and not slot.session.state.subscribed and slot.session.listener.state.current is not None
+                      and not slot.session.busy()]
+        if not candidates:
+            return False
+        oldest = min(candidates, key=lambda slot: slot.lingering_since or 0.0)
+        await self._stop_lingering(oldest)
+        return True
 
     # --- DELETE --------------------------------------------------------------------------------------
 

@@ -36,13 +36,13 @@ class LegacyFrontSession:
     """A 2025 client's session: the machine's state plus the tasks and futures that serve it."""
 
     def __init__(self, upstream: Upstream, settings: Settings, state: ls.SessionState, ctx: CallContext, deliver: Send,
-                 listens: ll.ListenBudget) -> None:
+                 listens: ll.ListenBudget, reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.upstream = upstream
         self.settings = settings
         self.state = state
         self.ctx = ctx
         self._deliver = deliver
-        self.listener = UpstreamListener(self, listens)
+        self.listener = UpstreamListener(self, listens, reclaim)
         self.tasks: dict[str, asyncio.Task[Message]] = {}
         self.questions: dict[str, asyncio.Future[Message]] = {}
         """Bridge->client requests waiting for the client, by their (bridge-minted) id."""
@@ -60,6 +60,10 @@ class LegacyFrontSession:
     async def start(self) -> None:
         """Open the upstream listen if the client can already receive (stdio: before the initialize result goes out)."""
         await self._follow(ls.listen_filter(self.state))
+
+    def busy(self) -> bool:
+        """Changing its listen now would wait (a subscription or a listen change is under way)."""
+        return self._sub_lock.locked() or self.listener.lock.locked()
 
     async def set_streaming(self, streaming: bool) -> None:
         """A GET stream connected, or the last one left: open or drop the list_changed part of the listen."""
@@ -223,8 +227,8 @@ class LegacyFrontSession:
 
 
 async def start_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
-                        listens: ll.ListenBudget, session_id: str | None = None, streaming: bool = False
-                        ) -> tuple[LegacyFrontSession | None, Message]:
+                        listens: ll.ListenBudget, session_id: str | None = None, streaming: bool = False,
+                        reclaim: Callable[[], Awaitable[bool]] | None = None) -> tuple[LegacyFrontSession | None, Message]:
     """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
     rid = msg["id"]
     try:
@@ -238,7 +242,7 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
         return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
     except UpstreamError as exc:
         return None, jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
-    session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens)
+    session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens, reclaim)
     ls.claim_id(state, rid)
     await session.start()
     return session, jsonrpc.result_response(rid, result)

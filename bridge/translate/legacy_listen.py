@@ -207,9 +207,10 @@ class ListenBudget:
 LIMIT = "legacy_listens_max"
 
 
-def take(budget: ListenBudget) -> None:
-    """One more listen, or FrameError naming the limit."""
-    if budget.open >= budget.max:
+def take(budget: ListenBudget, replacing: bool = False) -> None:
+    """One more listen, or FrameError naming the limit. A session replacing its own listen (make-before-break) may
+    hold two for the moment of the overlap: the cap counts sessions with a listen."""
+    if budget.open >= budget.max and not replacing:
         budget.refused += 1
         raise FrameError(errors.LIMIT_REACHED, f"Too many upstream listens ({LIMIT}={budget.max})",
                          {"limit": LIMIT, "max": budget.max})

@@ -131,6 +131,9 @@ def test_listen_budget() -> None:
         ll.take(budget)
     assert info.value.code == -32000 and info.value.data == {"limit": "legacy_listens_max", "max": 1}
     assert budget.refused == 1
+    ll.take(budget, replacing=True)  # make-before-break of a listen already counted
+    assert budget.open == 2
+    ll.give(budget)
     ll.give(budget)
     ll.give(budget)
     assert budget.open == 0
