@@ -368,3 +368,20 @@ async def test_lingering_listens_are_reclaimed_at_the_cap() -> None:
         assert "result" in await active.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
         (listen,) = e.upstream.listens
         assert e.upstream.listens[listen]["filter"]["resourceSubscriptions"] == ["file:///a"]
+
+
+async def test_idle_sessions_never_starve_a_new_subscriber() -> None:
+    """Many abandoned sessions (initialize, nothing else) and a listen cap far below their number: a new session
+    that subscribes still gets its notifications, and the upstream never holds more listens than the cap."""
+    async with make_env(legacy_listens_max=8) as e:
+        for _ in range(60):
+            await e.client().initialize()
+        assert len(e.upstream.listens) <= 8
+        late = e.client()
+        await late.initialize()
+        stream = await late.get_stream()
+        assert "result" in await late.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///late"}))
+        assert await e.upstream.notify("notifications/resources/updated", {"uri": "file:///late"}) == 1
+        _eid, note = await stream.next_event()
+        assert check(note)["params"] == {"uri": "file:///late"}
+        assert len(e.upstream.listens) <= 8
