@@ -20,6 +20,7 @@ from bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
 from bridge.jsonrpc import FrameError, Message, RequestId
 from bridge.translate import errors
 from bridge.translate import legacy_front as lf
+from bridge.translate import legacy_mrtr as mrtr
 
 ID_MEMORY = 4096
 """How many used request ids a session remembers for the reuse rule (older ones age out)."""
@@ -52,10 +53,14 @@ class SessionState:
     recent_ids: list[str] = field(default_factory=list)
     inflight: list[str] = field(default_factory=list)
     outstanding: dict[str, str] = field(default_factory=dict)
-    """Bridge->client request key -> key of the client request it was asked for."""
+    """Bridge->client request id (always a string the bridge minted) -> key of the client request it serves."""
     next_out_id: int = 1
     progress: dict[str, float] = field(default_factory=dict)
     """Last progress value sent per progress token (2025 progress MUST increase)."""
+    max_rounds: int = 16
+    """MRTR rounds one request may take (``legacy_mrtr``)."""
+    streaming: bool = False
+    """The client can receive unsolicited messages now: a GET stream is connected (HTTP), or always (stdio)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,7 +68,7 @@ class SessionState:
             "session_id": self.session_id, "principal": self.principal, "initialized": self.initialized,
             "closed": self.closed, "subscribed": list(self.subscribed), "recent_ids": list(self.recent_ids),
             "inflight": list(self.inflight), "outstanding": dict(self.outstanding), "next_out_id": self.next_out_id,
-            "progress": dict(self.progress),
+            "progress": dict(self.progress), "max_rounds": self.max_rounds, "streaming": self.streaming,
         }
 
     @classmethod
@@ -72,14 +77,14 @@ class SessionState:
 
 
 def open_session(identity: lf.SessionIdentity, discover: dict[str, Any], bridge_info: dict[str, str], *, now: float,
-                 idle_timeout: float, session_id: str | None = None, principal: str | None = None
-                 ) -> tuple[SessionState, dict[str, Any]]:
+                 idle_timeout: float, session_id: str | None = None, principal: str | None = None, max_rounds: int = 16,
+                 streaming: bool = False) -> tuple[SessionState, dict[str, Any]]:
     """A new session and its ``InitializeResult`` (answered locally from the upstream's ``DiscoverResult``:
     2025-11-25 basic/lifecycle.mdx §Initialization); FrameError when ``initialize`` cannot be honoured.
     ``identity`` is ``legacy_front.parse_initialize`` of the request's params (checked before any upstream work)."""
     result = lf.initialize_result(discover, identity, bridge_info)
     state = SessionState(identity=identity, idle_timeout=idle_timeout, deadline=now + idle_timeout,
-                         session_id=session_id, principal=principal)
+                         session_id=session_id, principal=principal, max_rounds=max_rounds, streaming=streaming)
     return state, result
 
 
@@ -118,6 +123,11 @@ def begin(state: SessionState, rid: RequestId) -> str:
     return key
 
 
+def start_request(state: SessionState, rid: RequestId) -> str | None:
+    """Claim the id and mark the request in flight: its key, or None when the id was used before."""
+    return begin(state, rid) if claim_id(state, rid) else None
+
+
 def finish(state: SessionState, rid: RequestId) -> None:
     key = id_key(rid)
     if key in state.inflight:
@@ -149,9 +159,10 @@ class Refusal:
     message: str
     expire: bool = False
     """The session is past its deadline: the shell ends it."""
+    data: dict[str, Any] | None = None
 
     def response(self, rid: RequestId | None) -> Message:
-        return jsonrpc.error_response(rid, self.code, self.message)
+        return jsonrpc.error_response(rid, self.code, self.message, self.data)
 
 
 def admit_http(state: SessionState | None, *, has_session_header: bool, principal: str | None,
@@ -212,9 +223,10 @@ class ChangeSubscriptions:
 
 @dataclass(frozen=True)
 class Forward:
-    """Send this canonical request upstream (the MRTR round driver takes it from there)."""
+    """Send this canonical request upstream; ``rounds`` drives what follows (``legacy_mrtr``)."""
 
     canonical: Message
+    rounds: mrtr.RoundsState
 
 
 RequestDecision = Answer | ChangeSubscriptions | Forward
@@ -249,7 +261,7 @@ def _subscription(state: SessionState, rid: RequestId, method: str, params: dict
     else:
         wanted.discard(uri)
     ordered = sorted(wanted)
-    return ChangeSubscriptions(uri, subscribe, ordered, lf.listen_filter(state.identity.server_capabilities, ordered))
+    return ChangeSubscriptions(uri, subscribe, ordered, _filter(state, ordered))
 
 
 @dataclass(frozen=True)
@@ -270,6 +282,27 @@ LOCAL_REQUESTS: dict[str, LocalRule] = {
 }
 
 
+PARAM_SHAPES: dict[str, tuple[tuple[str, type, bool], ...]] = {
+    # method -> (param, type, required): checked before forwarding, answered -32602 (malformed request).
+    # 2025-11-25 server/tools.mdx §Calling Tools, §Error Handling ("requests that fail to satisfy CallToolRequest schema").
+    "tools/call": (("name", str, True), ("arguments", dict, False)),
+    # 2025-11-25 server/prompts.mdx §Getting a Prompt, §Error Handling (-32602).
+    "prompts/get": (("name", str, True), ("arguments", dict, False)),
+    # 2025-11-25 server/resources.mdx §Reading Resources, §Error Handling.
+    "resources/read": (("uri", str, True),),
+}
+
+
+def _check_params(method: str, params: dict[str, Any]) -> None:
+    for name, kind, required in PARAM_SHAPES.get(method, ()):
+        if name not in params:
+            if required:
+                raise FrameError(errors.INVALID_PARAMS, f"Invalid params: {method} requires {name!r}")
+            continue
+        if not isinstance(params[name], kind):
+            raise FrameError(errors.INVALID_PARAMS, f"Invalid params: {name!r} must be {'a string' if kind is str else 'an object'}")
+
+
 def on_request(state: SessionState, msg: Message) -> RequestDecision:
     """What a (claimed, admitted) request of the session becomes: a local answer, a subscription change, or
     a canonical request for the upstream. Methods 2025 does not define get -32601 (JSON-RPC 2.0 §5.1)."""
@@ -282,7 +315,9 @@ def on_request(state: SessionState, msg: Message) -> RequestDecision:
             return rule.handler(state, rid, method, params)
         if method not in LEGACY_CLIENT_METHODS:
             return Answer(jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND, f"Method not found: {method}"))
-        return Forward(lf.to_canonical_request(msg, state.identity))
+        _check_params(method, params)
+        canonical = lf.to_canonical_request(msg, state.identity)
+        return Forward(canonical, mrtr.start(msg, canonical, state.max_rounds))
     except FrameError as exc:
         return Answer(jsonrpc.error_response(rid, exc.code, exc.message, exc.data))
 
@@ -294,6 +329,8 @@ def subscription_applied(state: SessionState, rid: RequestId, change: ChangeSubs
         if failure.code == errors.METHOD_NOT_FOUND:
             return jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND,
                                           "Method not found: resources/subscribe (the upstream serves no subscriptions)")
+        if failure.code == errors.LIMIT_REACHED:
+            return jsonrpc.error_response(rid, failure.code, failure.message, failure.data)
         return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Subscription not accepted upstream: {failure.message}")
     if change.subscribe and change.uri not in ((acked or {}).get("resourceSubscriptions") or []):
         # 2026-07-28 basic/patterns/subscriptions.mdx §Acknowledgment: the server may grant less than asked.
@@ -302,9 +339,44 @@ def subscription_applied(state: SessionState, rid: RequestId, change: ChangeSubs
     return jsonrpc.result_response(rid, {})
 
 
+def _filter(state: SessionState, uris: list[str]) -> dict[str, Any]:
+    if not state.streaming and not uris:
+        return {}  # nobody to tell and nothing subscribed: no upstream listen (it is a server resource)
+    return lf.listen_filter(state.identity.server_capabilities, uris)
+
+
 def listen_filter(state: SessionState) -> dict[str, Any]:
-    """The filter the session's upstream listen needs now (list_changed kinds + subscribed URIs)."""
-    return lf.listen_filter(state.identity.server_capabilities, state.subscribed)
+    """The filter the session's upstream listen needs now: the list_changed kinds it was promised while the client
+    can receive them, plus its subscribed URIs (whose updates are kept for replay until a GET stream takes them)."""
+    return _filter(state, state.subscribed)
+
+
+def set_streaming(state: SessionState, streaming: bool) -> dict[str, Any]:
+    """A GET stream connected (or its last consumer left): the listen filter the session needs now."""
+    state.streaming = streaming
+    return listen_filter(state)
+
+
+# ==============================================================================================
+# Caps on sessions
+# ==============================================================================================
+
+
+LIMIT_TOTAL = "legacy_sessions_max"
+LIMIT_PER_PRINCIPAL = "legacy_sessions_per_principal"
+
+
+def admit_new_session(principal: str | None, sessions_of_principal: int, sessions_total: int, *, max_total: int,
+                      max_per_principal: int) -> Refusal | None:
+    """Whether another 2025 session may open. Per principal: 429 (that caller should back off); in total: 503 (the
+    bridge is full). Anonymous callers cannot be told apart, so only the total applies to them."""
+    if principal is not None and sessions_of_principal >= max_per_principal:
+        return Refusal(429, errors.LIMIT_REACHED, f"Too many sessions for these credentials ({LIMIT_PER_PRINCIPAL}={max_per_principal})",
+                       data={"limit": LIMIT_PER_PRINCIPAL, "max": max_per_principal})
+    if sessions_total >= max_total:
+        return Refusal(503, errors.LIMIT_REACHED, f"Too many sessions on this bridge ({LIMIT_TOTAL}={max_total})",
+                       data={"limit": LIMIT_TOTAL, "max": max_total})
+    return None
 
 
 def wants_update(state: SessionState, uri: Any) -> bool:
@@ -328,6 +400,7 @@ class Cancel:
 
     request: str
     questions: list[str]
+    """Ids of the bridge->client requests to void."""
 
 
 def on_notification(state: SessionState, msg: Message) -> Cancel | None:
@@ -344,22 +417,22 @@ def on_notification(state: SessionState, msg: Message) -> Cancel | None:
     return None
 
 
-def ask(state: SessionState, owner: RequestId) -> RequestId:
+def ask(state: SessionState, owner: RequestId) -> str:
     """Mint the id of a bridge->client request asked on behalf of client request ``owner``."""
     out_id = f"bridge-{state.next_out_id}"
     state.next_out_id += 1
-    state.outstanding[id_key(out_id)] = id_key(owner)
+    state.outstanding[out_id] = id_key(owner)
     return out_id
 
 
-def answered(state: SessionState, out_id: RequestId) -> None:
-    state.outstanding.pop(id_key(out_id), None)
-
-
 def on_response(state: SessionState, msg: Message) -> str | None:
-    """The key of the bridge->client request a client response answers (None: unknown or already void)."""
-    key = id_key(msg.get("id"))
-    return key if key in state.outstanding else None
+    """The id of the bridge->client request a client response answers (None: unknown or already void).
+    Questions nobody answered are forgotten when their request finishes."""
+    out_id = msg.get("id")
+    if not isinstance(out_id, str) or out_id not in state.outstanding:
+        return None
+    del state.outstanding[out_id]
+    return out_id
 
 
 # ==============================================================================================

@@ -34,7 +34,7 @@ def discover(**caps: Any) -> dict[str, Any]:
 
 
 def session(now: float = 100.0, principal: str | None = "p1", **caps: Any) -> ls.SessionState:
-    identity = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": CAPS, "clientInfo": CLIENT_INFO}, BRIDGE)
+    identity = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": CAPS, "clientInfo": CLIENT_INFO})
     state, result = ls.open_session(identity, discover(**caps), BRIDGE, now=now, idle_timeout=IDLE, session_id="s1",
                                     principal=principal)
     spec.legacy("InitializeResult", result)
@@ -101,7 +101,9 @@ def test_log_filter_uses_the_level_of_the_request() -> None:
 
 def test_request_ids_must_not_be_reused() -> None:
     state = session()
-    assert ls.claim_id(state, 1)
+    assert ls.start_request(state, 1) == ls.id_key(1)
+    assert ls.start_request(state, 1) is None
+    ls.finish(state, 1)
     assert not ls.claim_id(state, 1)
     assert ls.claim_id(state, "1")  # a string id is another id
     ls.begin(state, "running")
@@ -127,10 +129,12 @@ def test_forwarded_request_is_canonical() -> None:
     decision = ls.on_request(state, call)
     assert isinstance(decision, ls.Forward)
     spec.modern("CallToolRequest", decision.canonical)
+    assert decision.rounds.canonical is decision.canonical and decision.rounds.max_rounds == state.max_rounds
 
 
 def test_subscribe_changes_the_listen_filter() -> None:
     state = session()
+    ls.set_streaming(state, True)
     assert ls.listen_filter(state) == {"toolsListChanged": True, "resourcesListChanged": True}
     msg = jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"})
     spec.legacy("SubscribeRequest", msg)
@@ -172,7 +176,7 @@ def test_cancel_names_the_request_and_its_questions() -> None:
     note = jsonrpc.notification("notifications/cancelled", {"requestId": 5, "reason": "user"})
     spec.legacy("CancelledNotification", note)
     cancel = ls.on_notification(state, note)
-    assert cancel == ls.Cancel(ls.id_key(5), [ls.id_key(q1)])
+    assert cancel == ls.Cancel(ls.id_key(5), [q1])
     ls.finish(state, 5)
     assert state.inflight == [] and list(state.outstanding.values()) == [ls.id_key(6)]
     assert ls.on_notification(state, jsonrpc.notification("notifications/initialized")) is None and state.initialized
@@ -182,10 +186,13 @@ def test_responses_match_outstanding_questions_only() -> None:
     state = session()
     out = ls.ask(state, 1)
     assert out == "bridge-1"
-    assert ls.on_response(state, jsonrpc.result_response(out, {})) == ls.id_key(out)
     assert ls.on_response(state, jsonrpc.result_response("bridge-9", {})) is None
-    ls.answered(state, out)
-    assert ls.on_response(state, jsonrpc.result_response(out, {})) is None
+    assert ls.on_response(state, jsonrpc.result_response(1, {})) is None
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) == out
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) is None  # answered once
+    unanswered = ls.ask(state, 1)
+    ls.finish(state, 1)
+    assert ls.on_response(state, jsonrpc.result_response(unanswered, {})) is None  # void with its request
 
 
 def test_progress_strictly_increases_per_token() -> None:
@@ -249,9 +256,52 @@ def test_before_initialize() -> None:
 
 
 def test_open_session_refuses_an_upstream_without_2026() -> None:
-    identity = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO}, BRIDGE)
+    identity = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO})
     with pytest.raises(jsonrpc.FrameError) as info:
         ls.open_session(identity, {"supportedVersions": ["2025-11-25"], "capabilities": {}}, BRIDGE, now=0.0, idle_timeout=1.0)
     assert info.value.code == -32602
     assert info.value.data["requested"] == "2025-06-18" and "2025-11-25" in info.value.data["supported"]
     spec.legacy("JSONRPCErrorResponse", info.value.to_response() | {"id": 1})
+
+
+@pytest.mark.parametrize("method,params", [
+    ("tools/call", {"name": 5}),
+    ("tools/call", {}),
+    ("tools/call", {"name": "t", "arguments": [1]}),
+    ("prompts/get", {"name": None}),
+    ("resources/read", {"uri": {"x": 1}}),
+])
+def test_malformed_params_are_invalid_params(method: str, params: dict[str, Any]) -> None:
+    out = answer(session(), jsonrpc.request(1, method, params))
+    assert out["error"]["code"] == -32602
+
+
+def test_initialize_requires_client_info() -> None:
+    with pytest.raises(jsonrpc.FrameError) as info:
+        lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x"}})
+    assert info.value.code == -32602
+
+
+def test_session_caps() -> None:
+    limits = {"max_total": 3, "max_per_principal": 2}
+    assert ls.admit_new_session("p", 1, 2, **limits) is None
+    per = ls.admit_new_session("p", 2, 2, **limits)
+    assert per is not None and per.status == 429 and per.data == {"limit": "legacy_sessions_per_principal", "max": 2}
+    total = ls.admit_new_session("q", 0, 3, **limits)
+    assert total is not None and total.status == 503 and total.data == {"limit": "legacy_sessions_max", "max": 3}
+    assert ls.admit_new_session(None, 50, 2, **limits) is None  # anonymous: only the total applies
+    spec.legacy("JSONRPCErrorResponse", per.response(0))
+
+
+def test_listen_filter_follows_streaming_and_subscriptions() -> None:
+    state = session()
+    assert ls.listen_filter(state) == {}  # HTTP, no GET stream yet: no listen
+    assert ls.set_streaming(state, True) == {"toolsListChanged": True, "resourcesListChanged": True}
+    assert ls.set_streaming(state, False) == {}
+    change = ls.on_request(state, jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+    assert isinstance(change, ls.ChangeSubscriptions) and change.filter["resourceSubscriptions"] == ["file:///a"]
+    ls.subscription_applied(state, 1, change, change.filter)
+    assert ls.listen_filter(state)["resourceSubscriptions"] == ["file:///a"]
+    limit = jsonrpc.FrameError(-32000, "Too many upstream listens", {"limit": "legacy_listens_max"})
+    refused = ls.subscription_applied(state, 2, change, None, limit)
+    assert refused["error"]["data"] == {"limit": "legacy_listens_max"}
