@@ -7,6 +7,7 @@ attribution, ``related`` is None) or, with ``attribute=True``, as a Streamable H
 Tools of the fake server:
   echo(text)        -> text content
   ask(n=1)          -> n concurrent ``elicitation/create`` requests, then their answers as text
+  ask_and_go        -> one ``roots/list`` it does not wait for, then its result
   sample(context)   -> one ``sampling/createMessage`` (with ``includeContext`` when given)
   roots             -> one ``roots/list``
   progress(steps)   -> ``steps`` progress notifications (one repeated, to test monotonicity) and a log line
@@ -111,6 +112,10 @@ class FakeLegacyServer:
                 for i in range(int(args.get("n", 1)))
             ])
             return _text(",".join(str((a.get("result") or a.get("error") or {}).get("action", "error")) for a in answers))
+        if name == "ask_and_go":
+            # Asks, then answers its call without waiting (a handler that gave up on its question).
+            await self._say(jsonrpc.request(next(self._ids), "roots/list"), related)
+            return _text("went on")
         if name == "sample":
             sp: Message = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}
             if args.get("context"):

@@ -254,3 +254,14 @@ async def test_many_identities_never_exceed_the_session_cap() -> None:
     assert sum(1 for a in answers if "result" in a) >= 4 and bank.peak <= 4 and up.status()["sessions"] <= 4
     assert all(a["error"]["data"] == {"limit": "upstream_sessions"} for a in answers if "error" in a)
     await up.aclose()
+
+
+async def test_an_answer_that_comes_while_the_round_closes_reaches_the_retry() -> None:
+    up = upstream()
+    ask = tools_call(1, "ask_and_go", {"roots": {}})
+    first = await up.call(ask, ALICE, discard)
+    assert first["result"]["resultType"] == "input_required"
+    final = await up.call(retry(first, 2, ask, {k: {"roots": []} for k in first["result"]["inputRequests"]}), ALICE, discard)
+    spec.modern("CallToolResultResponse", final)
+    assert final["id"] == 2 and final["result"]["content"][0]["text"] == "went on"
+    await up.aclose()
