@@ -24,14 +24,9 @@ from bridge.core import CallContext, Upstream
 from bridge.front import middleware as guard
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
-from bridge.translate import mirror_headers, modern_front
+from bridge.translate import errors, mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
-
-ERROR_STATUS = {-32020: 400, -32021: 400, -32022: 400, -32601: 404}
-"""HTTP status the 2026 transport pins for errors in a final response (others: 200).
-2026-07-28 basic/transports/streamable-http.mdx §Request Metadata (-32020, -32022: 400; -32601: 404)."""
-
 
 class LegacyFrontProtocol(Protocol):
     async def handle_post(self, request: Request, msg: Message) -> Response: ...
@@ -131,7 +126,8 @@ class HttpFront:
                 modern_front.validate_notification(msg)
             except FrameError as exc:
                 return rpc_error(exc.http_status, exc.code, exc.message)
-            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel).
+            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel):
+            # 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages (Note) and §Cancellation.
             return Response(status_code=202)
         try:
             # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
@@ -172,7 +168,7 @@ class HttpFront:
             return Response(status_code=499)
         kind, payload = first
         if kind == "done":
-            return json_message(payload, _status_of(payload))
+            return json_message(payload, errors.modern_http_status(payload))
         return StreamingResponse(self._stream(payload, queue, task), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
@@ -188,7 +184,8 @@ class HttpFront:
                 if kind == "done":
                     return
         finally:
-            # The client closed the stream (or we finished): in 2026 a closed stream is the cancel.
+            # The client closed the stream (or we finished): a closed stream is the cancel
+            # (2026-07-28 basic/transports/streamable-http.mdx §Cancellation).
             if not task.done():
                 task.cancel()
                 with contextlib.suppress(BaseException):
@@ -208,13 +205,6 @@ class HttpFront:
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()
         return JSONResponse({"status": "ok", "upstream": status})
-
-
-def _status_of(response: Message) -> int:
-    err = response.get("error")
-    if isinstance(err, dict):
-        return ERROR_STATUS.get(err.get("code"), 200)  # type: ignore[arg-type]
-    return 200
 
 
 async def _first_or_disconnect(queue: asyncio.Queue[tuple[str, Message]], request: Request) -> tuple[str, Message] | None:

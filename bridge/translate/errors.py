@@ -49,6 +49,8 @@ LIMIT_REACHED = -32000
 """A bridge resource cap (``data.limit`` names it). JSON-RPC 2.0 §5.1 leaves -32000..-32099 to implementations;
 2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099 for the spec and keeps -32000..-32019 for codes
 implementations already use, which is where this one stays (2025 peers see it as an implementation-defined error)."""
+LIMIT_REACHED_STATUS = 503
+"""HTTP status of a limit error on the 2026 front (RFC 9110 §15.6.4 Service Unavailable)."""
 
 MODERN_DEFINED_CODES = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 """The codes 2026-07-28 defines in its reserved sub-range (basic/index.mdx §Error Codes, table)."""
@@ -213,6 +215,8 @@ def modern_http_status(response: dict[str, Any]) -> int:
     err = response.get("error")
     if isinstance(err, dict):
         code = err.get("code")
+        if code == LIMIT_REACHED and isinstance(err.get("data"), dict) and "limit" in err["data"]:
+            return LIMIT_REACHED_STATUS
         if isinstance(code, int):
             return MODERN_ERROR_STATUS.get(code, 200)
     return 200

@@ -14,6 +14,7 @@ from typing import Any
 from bridge import jsonrpc
 from bridge.eras import MRTR_METHODS
 from bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
+from bridge.translate import errors
 from bridge.translate import legacy_upstream as tx
 from bridge.translate.mrtr_rounds import Rounds, refusal_frame
 
@@ -205,7 +206,7 @@ class LegacyCall:
     def _finish(self, msg: Message) -> list[Action]:
         self.phase = "done"
         if "error" in msg:
-            error = tx.to_modern_error(msg["error"], self.method, self.params)
+            error = errors.to_modern_error(msg["error"], self.method, self.params)
             return [Reply({"jsonrpc": "2.0", "id": self.client_id, "error": error})]
         result = tx.to_modern_result(self.method, msg.get("result"), server_info=self.server_info, ttl_ms=self.ttl_ms,
                                      cache_scope=self.cache_scope, cacheable=self.rounds.round == 0)

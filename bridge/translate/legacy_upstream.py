@@ -23,9 +23,6 @@ from bridge.eras import (
     META_SERVER_INFO,
 )
 from bridge.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    RESOURCE_NOT_FOUND_2025,
     Message,
 )
 
@@ -199,30 +196,6 @@ def _modern_tool(tool: Any) -> Any:
     if isinstance(tool, dict) and "execution" in tool:
         tool = {k: v for k, v in tool.items() if k != "execution"}
     return tool
-
-
-def to_modern_error(error: Any, method: str | None = None, params: Any = None) -> dict[str, Any]:
-    """Renumber a legacy error for a 2026 client (spec-delta 1.6).
-
-    ``method``/``params`` of the failed request let one SDK quirk be repaired: FastMCP 1.x answers an
-    unknown resource with code 0 "Unknown resource: <uri>" instead of -32002; a 2026 client expects
-    -32602 with ``data.uri`` either way.
-    """
-    if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-        return {"code": INTERNAL_ERROR, "message": "Upstream sent a malformed error", "data": error}
-    code = error["code"]
-    uri = params.get("uri") if isinstance(params, dict) else None
-    if method == "resources/read" and code == 0 and str(error.get("message", "")).startswith("Unknown resource") and uri:
-        return {"code": INVALID_PARAMS, "message": "Resource not found", "data": {"uri": uri}}
-    if code == RESOURCE_NOT_FOUND_2025:
-        out = {"code": INVALID_PARAMS, "message": error.get("message") or "Resource not found"}
-        if "data" in error:
-            out["data"] = error["data"]
-        return out
-    if -32099 <= code <= -32020 and code not in (-32020, -32021, -32022):
-        # Reserved to the spec in 2026 (e.g. -32042 URL elicitation required): never emit it.
-        return {"code": INTERNAL_ERROR, "message": error.get("message") or "Upstream error", "data": {"upstreamError": error}}
-    return error
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from bridge.state import StateSealer
 from bridge.translate import legacy_upstream as tx
 from bridge.translate import listen
 from bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
-from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse
-from bridge.upstream.legacy_session import LegacySession, LiveCall
+from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait
+from bridge.upstream.legacy_driver import LegacySession, LiveCall
 from bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
@@ -52,11 +52,14 @@ class LegacyUpstream(Upstream):
     era = eras.LEGACY
 
     def __init__(self, transport_factory: TransportFactory, settings: Settings, name: str = "upstream",
-                 per_key_sessions: int = 8, limits: Limits | None = None) -> None:
+                 limits: Limits | None = None) -> None:
         self.transport_factory = transport_factory
         self.settings = settings
         self.name = name
-        self.limits = limits or Limits(per_identity_sessions=per_key_sessions, total_sessions=settings.pool_max_sessions)
+        self.limits = limits or Limits(
+            per_identity_sessions=settings.pool_per_identity, total_sessions=settings.pool_max_sessions,
+            parked_per_identity=settings.parked_per_identity, parked_total=settings.parked_total,
+            idle_ms=int(settings.pool_idle_timeout * 1000))
         self.pool = Pool()
         self.live: dict[str, LegacySession] = {}
         self.sealer = StateSealer(settings.state_key, settings.instance_id, settings.state_ttl)
@@ -148,6 +151,14 @@ class LegacyUpstream(Upstream):
             with contextlib.suppress(Exception):
                 await s.close()
 
+    @property
+    def sessions(self) -> dict[str, list[LegacySession]]:
+        """Live sessions grouped by identity (a read-only view: the fleet probe reads their InitializeResult)."""
+        groups: dict[str, list[LegacySession]] = {}
+        for session in self.live.values():
+            groups.setdefault(session.rec.key, []).append(session)
+        return groups
+
     def status(self) -> dict[str, Any]:
         sessions = list(self.live.values())
         return {
@@ -167,6 +178,7 @@ class LegacyUpstream(Upstream):
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call)."""
+        choice: Grant | Wait | Refuse = Wait()
         with anyio.move_on_after(self.settings.request_timeout):
             async with self._pool_changed:
                 while True:
@@ -176,29 +188,31 @@ class LegacyUpstream(Upstream):
                     if isinstance(choice, Refuse):
                         raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
                     if isinstance(choice, Grant):
-                        return self._materialize(choice, ctx), choice.exclusive
+                        break
                     await self._pool_changed.wait()
-        self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
-        raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session", {"limit": "per_identity_sessions"},
-                         http_status=503)
-
-    def _materialize(self, grant: Grant, ctx: CallContext) -> LegacySession:
-        for sid in grant.evict:
-            old = self.live.pop(sid, None)
-            if old is not None:
-                self._spawn(old.close())
-        if not grant.new:
-            return self.live[grant.sid]
-        session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[grant.sid])
-        self.live[grant.sid] = session
-        return session
+        if not isinstance(choice, Grant):
+            self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
+            raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
+                             {"limit": "per_identity_sessions"}, http_status=503)
+        # Sessions evicted for this one are closed before it opens: never more live children than the cap.
+        with anyio.CancelScope(shield=True):
+            for sid in choice.evict:
+                old = self.live.pop(sid, None)
+                if old is not None:
+                    with contextlib.suppress(Exception):
+                        await old.close()
+        if not choice.new:
+            return self.live[choice.sid], choice.exclusive
+        session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[choice.sid])
+        self.live[choice.sid] = session
+        return session, choice.exclusive
 
     def _release(self, session: LegacySession) -> None:
         self.pool.release(session.sid)
         self._notify_pool()
 
     def call_closed(self, session: LegacySession, upstream_id: int) -> None:
-        self.pool.close_call(session.sid, upstream_id)
+        self.pool.close_call(session.sid, upstream_id, now_ms())
         self._notify_pool()
 
     def session_lost(self, session: LegacySession) -> None:

@@ -11,9 +11,9 @@ import pytest
 from bridge import eras, jsonrpc
 from bridge.jsonrpc import FrameError
 from bridge.state import StateSealer
+from bridge.translate import errors, modern_front
 from bridge.translate import legacy_upstream as tx
 from bridge.translate import mirror_headers as mh
-from bridge.translate import modern_front
 from bridge.upstream.factory import classify_discover_answer
 
 import spec
@@ -124,7 +124,7 @@ def test_mrtr_retry_results_carry_no_cache_hints() -> None:
     ({"code": 0, "message": "FastMCP bare error"}, 0),
 ])
 def test_error_renumbering(legacy_error: dict, expected_code: int) -> None:
-    err = tx.to_modern_error(legacy_error)
+    err = errors.to_modern_error(legacy_error)
     assert err["code"] == expected_code
     spec.modern("JSONRPCErrorResponse", {"jsonrpc": "2.0", "id": 1, "error": err})
     if legacy_error["code"] == -32002:
@@ -133,11 +133,11 @@ def test_error_renumbering(legacy_error: dict, expected_code: int) -> None:
 
 def test_fastmcp_unknown_resource_quirk_becomes_spec_not_found() -> None:
     quirk = {"code": 0, "message": "Unknown resource: memo://nope"}
-    err = tx.to_modern_error(quirk, "resources/read", {"uri": "memo://nope"})
+    err = errors.to_modern_error(quirk, "resources/read", {"uri": "memo://nope"})
     assert err == {"code": -32602, "message": "Resource not found", "data": {"uri": "memo://nope"}}
     # Only for resources/read, and only that message.
-    assert tx.to_modern_error(quirk, "tools/call", {"name": "x"})["code"] == 0
-    assert tx.to_modern_error({"code": 0, "message": "boom"}, "resources/read", {"uri": "u"})["code"] == 0
+    assert errors.to_modern_error(quirk, "tools/call", {"name": "x"})["code"] == 0
+    assert errors.to_modern_error({"code": 0, "message": "boom"}, "resources/read", {"uri": "u"})["code"] == 0
 
 
 @pytest.mark.parametrize(("frame", "era"), [
