@@ -21,6 +21,7 @@ from bridge import jsonrpc
 from bridge.core import UpstreamError
 from bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from bridge.sse import iter_sse
+from bridge.translate import errors
 from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
@@ -169,7 +170,8 @@ class StreamableHttpTransport(LegacyTransport):
             self._posts[msg["id"]] = task
             task.add_done_callback(lambda _t, rid=msg["id"]: self._posts.pop(rid, None))
             return
-        # Notifications and responses: the server answers 202 (or an error status).
+        # Notifications and responses: the server answers 202 (or an error status): 2025-11-25
+        # basic/transports.mdx §Sending Messages to the Server.
         try:
             resp = await self.client.post(self.url, content=jsonrpc.dumps(msg), headers=self._headers())
         except httpx.HTTPError as exc:
@@ -198,9 +200,10 @@ class StreamableHttpTransport(LegacyTransport):
                 ctype = resp.headers.get("content-type", "")
                 if resp.status_code == 404 and (self.session_id and msg.get("method") != "initialize"):
                     await resp.aread()
-                    # Answer this request first (it was not processed, so it may be retried), then
-                    # report the session lost (which fails the session's other calls).
-                    await self._deliver(_error_for(rid, "Upstream session expired", {"httpStatus": 404, "sessionExpired": True}), rid)
+                    # Answer this request first (it was not processed, so it may be retried: 2025-11-25
+                    # basic/transports.mdx §Session Management), then report the session lost (which fails
+                    # the session's other calls).
+                    await self._deliver(_error_for(rid, *errors.legacy_upstream_status_error(resp.status_code)[1:]), rid)
                     await self._lost("upstream session expired (HTTP 404)")
                     return
                 if resp.status_code >= 400:
@@ -210,10 +213,10 @@ class StreamableHttpTransport(LegacyTransport):
                         parsed["id"] = rid
                         await self._deliver(parsed, rid)
                     else:
-                        data: dict[str, Any] = {"httpStatus": resp.status_code}
+                        _code, message, data = errors.legacy_upstream_status_error(resp.status_code)
                         if "www-authenticate" in resp.headers:
                             data["wwwAuthenticate"] = resp.headers["www-authenticate"]
-                        await self._deliver(_error_for(rid, f"Upstream HTTP {resp.status_code}", data), rid)
+                        await self._deliver(_error_for(rid, message, data), rid)
                     return
                 if ctype.startswith("text/event-stream"):
                     async for ev in iter_sse(resp.aiter_lines()):
