@@ -265,3 +265,14 @@ async def test_an_answer_that_comes_while_the_round_closes_reaches_the_retry() -
     spec.modern("CallToolResultResponse", final)
     assert final["id"] == 2 and final["result"]["content"][0]["text"] == "went on"
     await up.aclose()
+
+
+async def test_discover_is_answered_by_the_started_session_without_a_second_spawn() -> None:
+    bank = TransportBank()
+    up = upstream(bank)
+    await up.start()
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": tools_call(0)["params"]["_meta"]}}
+    response = await up.call(discover, CallContext(), discard)
+    spec.modern("DiscoverResultResponse", response)
+    assert len(bank.made) == 1
+    await up.aclose()
