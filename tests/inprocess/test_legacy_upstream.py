@@ -123,9 +123,11 @@ async def test_abandoned_rounds_are_capped_and_others_still_get_answers() -> Non
     await up.aclose()
 
 
-async def test_parked_call_expires_and_the_server_is_answered() -> None:
+@pytest.mark.parametrize("lifetimes", [{"parked_timeout": 0.05}, {"parked_timeout": 600, "state_ttl": 0.05}])
+async def test_parked_call_expires_and_the_server_is_answered(lifetimes: dict[str, float]) -> None:
+    """A parked call lives min(parked timeout, requestState lifetime)."""
     bank = TransportBank()
-    up = upstream(bank, parked_timeout=0.05)
+    up = upstream(bank, **lifetimes)
     ask = tools_call(1, "ask", ASK)
     first = await up.call(ask, ALICE, discard)
     server = bank.made[0].server
