@@ -125,7 +125,7 @@ def test_era_history_keeps_one_hour_per_minute() -> None:
 def test_guard_decisions() -> None:
     assert guard.host_allowed("127.0.0.1:8808", []) and guard.host_allowed("localhost", [])
     assert guard.host_allowed("[::1]:80", []) and guard.host_allowed("LOCALHOST:1", [])
-    assert not guard.host_allowed("evil.example", []) and not guard.host_allowed(None, [])
+    assert not guard.host_allowed("evil.example", []) and guard.host_allowed(None, [])  # HTTP/1.0: no Host
     assert not guard.host_allowed("127.0.0.1.evil.example", []) and not guard.host_allowed("127.0.0.1:x", [])
     assert guard.host_allowed("bridge.internal:8808", ["bridge.internal"]) and guard.host_allowed("evil.example", ["*"])
     args = {"client": "127.0.0.1", "origin": None, "method": "POST", "content_type": "application/json",
