@@ -26,8 +26,12 @@ TRACE_META_KEYS = ("traceparent", "tracestate", "baggage")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_LEVEL_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 
-# Methods of the 2026 client surface (plus the tasks extension's, which the bridge does not translate).
-MODERN_CLIENT_METHODS = frozenset(
+TASKS_EXTENSION_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""The ``io.modelcontextprotocol/tasks`` extension's client methods (ext tasks.mdx): served by
+``bridge.upstream.tasks`` when the upstream supports tasks, -32601 otherwise."""
+
+# Methods of the 2026 client surface, with the tasks extension's.
+MODERN_CLIENT_METHODS = TASKS_EXTENSION_METHODS | frozenset(
     {
         "server/discover",
         "completion/complete",
@@ -48,8 +52,10 @@ MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 CACHEABLE_METHODS = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""Methods whose ``Mcp-Name`` header mirrors a params field (2026 Streamable HTTP)."""
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                 **dict.fromkeys(TASKS_EXTENSION_METHODS, "taskId")}
+"""Methods whose ``Mcp-Name`` header mirrors a params field (2026 Streamable HTTP; the tasks extension's
+§Streamable HTTP: Routing Headers for ``tasks/get``, ``tasks/update``, ``tasks/cancel``)."""
 
 INPUT_REQUEST_METHODS = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 
