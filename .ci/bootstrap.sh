@@ -2,11 +2,16 @@
 # Create the project's environments on a fresh machine (idempotent):
 #   .venv        the project itself (editable) with its test extras, including mcp 2.3.0
 #   .venvs/mcp1  the legacy peer: PyPI mcp 1.29.0, used to run 2025-era sample servers and clients
+#   .venvs/fastmcp  a 2026 tasks-extension peer: FastMCP 4 + fastmcp-tasks (samples/modern/tasks_server.py).
+#                fastmcp-tasks is the only PyPI runtime of the io.modelcontextprotocol/tasks extension; it
+#                pulls pydocket/redis/cryptography and starlette>=1, so it gets its own environment
+#                instead of widening the project's dependencies.
 # Re-running is cheap: each environment is rebuilt only when its inputs change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 LEGACY_MCP="${MCP_ERAS_LEGACY_MCP:-mcp==1.29.0}"
+TASKS_PEER="fastmcp-slim[server]==4.1.4 fastmcp-tasks==4.1.4"
 
 stamp() { sha256sum pyproject.toml | cut -c1-16; }
 
@@ -24,4 +29,13 @@ if [ ! -x .venvs/mcp1/bin/python ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" 
     "$PY" -m venv .venvs/mcp1
     .venvs/mcp1/bin/python -m pip install -q --disable-pip-version-check "$LEGACY_MCP" >&2
     echo "$LEGACY_MCP" >.venvs/mcp1/.stamp
+fi
+
+if [ ! -x .venvs/fastmcp/bin/python ] || [ "$(cat .venvs/fastmcp/.stamp 2>/dev/null)" != "$TASKS_PEER" ]; then
+    echo "bootstrap: creating .venvs/fastmcp ($TASKS_PEER)" >&2
+    mkdir -p .venvs
+    "$PY" -m venv .venvs/fastmcp
+    # shellcheck disable=SC2086 # the list is word-split on purpose
+    .venvs/fastmcp/bin/python -m pip install -q --disable-pip-version-check $TASKS_PEER >&2
+    echo "$TASKS_PEER" >.venvs/fastmcp/.stamp
 fi

@@ -48,7 +48,10 @@ MODERN_CLIENT_METHODS = TASKS_EXTENSION_METHODS | frozenset(
 REMOVED_IN_MODERN = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"}
 )
-MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
+"""Methods whose canonical result may be ``input_required``. ``tasks/result`` is one only inside the
+bridge: direction B answers a 2025 client's ``tasks/result`` with the task's input requests that way, and
+the legacy front's MRTR loop turns them into server->client requests (bridge.upstream.tasks_legacy_client)."""
 CACHEABLE_METHODS = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
@@ -74,6 +77,11 @@ LEGACY_CLIENT_METHODS = frozenset(
         "resources/unsubscribe",
         "tools/call",
         "tools/list",
+        # 2025-11-25 experimental tasks (basic/utilities/tasks.mdx), served by bridge.upstream.tasks_legacy_client
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
     }
 )
 

@@ -25,6 +25,14 @@ def legacy_python() -> str:
     return path
 
 
+def tasks_peer_python() -> str:
+    """Interpreter of the 2026 tasks-extension peer environment (FastMCP 4 + fastmcp-tasks, built by .ci/bootstrap.sh)."""
+    path = os.environ.get("MCP_ERAS_TASKS_PYTHON") or str(ROOT / ".venvs" / "fastmcp" / "bin" / "python")
+    if not Path(path).exists():
+        raise RuntimeError(f"tasks peer environment missing at {path}: run `bash .ci/bootstrap.sh`")
+    return path
+
+
 def bridge_cmd() -> list[str]:
     return [MODERN_PYTHON, "-m", "bridge"]
 

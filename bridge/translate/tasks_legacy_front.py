@@ -278,3 +278,37 @@ def cancelled(record: TaskRecord, now_ms: int) -> Message:
 
 
 __all__ = ["EXTENSION"]
+
+
+def upstream_request(request: Message, method: str, params: dict[str, Any]) -> Message:
+    """A 2026 tasks-extension request on behalf of the 2025 client's request: the same ``_meta`` (as the
+    legacy front stamped it), with the extension declared (ext tasks.mdx §Capability Negotiation)."""
+    meta = {k: v for k, v in (eras.request_meta(request) or {}).items() if k != TASK_REQUEST_META}
+    meta[eras.META_CLIENT_CAPABILITIES] = with_extension(meta.get(eras.META_CLIENT_CAPABILITIES))
+    return {"jsonrpc": "2.0", "id": request.get("id"), "method": method, "params": {**params, "_meta": meta}}
+
+
+def input_round(record: TaskRecord, entries: list[InputEntry]) -> Message:
+    """The task's unsent 2026 input requests as an ``input_required`` result for the legacy front's MRTR
+    loop, which sends them to the 2025 client as real requests (2025 §Input Required Status). Each
+    carries the related-task ``_meta`` (2025 §Associating Task-Related Messages); ``requestState``
+    names the task, so the retry of ``tasks/result`` finds it."""
+    requests = {}
+    for entry in entries:
+        entry.peer_id = "sent"
+        params = copy.deepcopy(entry.params)
+        params["_meta"] = {**(params.get("_meta") or {}), META_RELATED_TASK: {"taskId": record.bridge_id}}
+        requests[entry.key] = {"method": entry.method, "params": params}
+    return {"resultType": "input_required", "inputRequests": requests, "requestState": record.bridge_id}
+
+
+def take_answers(record: TaskRecord, input_responses: Any) -> dict[str, Any]:
+    """The client's answers (already 2026 InputResponses, mapped by the legacy front) to forward with
+    ``tasks/update``; only keys the bridge asked and that are still unanswered."""
+    out: dict[str, Any] = {}
+    for key, value in (input_responses.items() if isinstance(input_responses, dict) else ()):
+        entry = record.inputs.get(key)
+        if entry is not None and not entry.answered and isinstance(value, dict):
+            entry.answered = True
+            out[key] = value
+    return out

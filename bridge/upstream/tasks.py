@@ -33,8 +33,10 @@ from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message, RequestId
 from bridge.translate import tasks as tk
+from bridge.translate import tasks_legacy_front as tb
 from bridge.translate import tasks_legacy_upstream as tx
 from bridge.upstream.legacy_transport import LegacyTransport
+from bridge.upstream.tasks_legacy_client import LegacyClientTasks
 
 log = logging.getLogger("mcp_bridge.tasks")
 
@@ -193,6 +195,7 @@ class TasksUpstream(Upstream):
         self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
         self._channel_lock = asyncio.Lock()
         self._started = False
+        self.legacy_clients = LegacyClientTasks(self, self._modern)
 
     @property  # type: ignore[override]
     def era(self) -> eras.Era:  # type: ignore[override]
@@ -207,9 +210,26 @@ class TasksUpstream(Upstream):
     async def discover(self, ctx: CallContext) -> Message:
         result = await self.inner.discover(ctx)
         channel = await self._channel_if_legacy(ctx, {})
-        return tx.advertise(result, channel.server_caps) if channel is not None else result
+        if channel is not None:
+            result = tx.advertise(result, channel.server_caps)
+        if ctx.client_era == eras.LEGACY and isinstance(result.get("capabilities"), dict):
+            # The legacy front builds the 2025 InitializeResult from these capabilities (direction B).
+            result = {**result, "capabilities": tb.legacy_capabilities(result["capabilities"], result["capabilities"])}
+        return result
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        if self.legacy_clients.wants(request, ctx):
+            try:
+                return await self.legacy_clients.handle(request, ctx, emit)
+            except FrameError as exc:
+                exc.id = request.get("id")
+                return exc.to_response()
+            except UpstreamError as exc:
+                return jsonrpc.error_response(request.get("id"), INTERNAL_ERROR, f"Upstream error: {exc}")
+        return await self._modern(request, ctx, emit)
+
+    async def _modern(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        """A 2026 request (a 2026 client's, or direction B's on a 2025 client's behalf)."""
         rid = request.get("id")
         method = request.get("method")
         if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
@@ -250,7 +270,9 @@ class TasksUpstream(Upstream):
             if not isinstance(wanted, dict) or "taskIds" not in wanted:
                 return await self.inner.call(request, ctx, emit)
         channel = await self._channel_if_legacy(ctx, caps)
-        supported = channel is not None and tx.upstream_supports_tasks(channel.server_caps)
+        if channel is None:
+            return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
+        supported = tx.upstream_supports_tasks(channel.server_caps)
         if method in eras.TASKS_EXTENSION_METHODS:
             if not supported:
                 return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
@@ -265,7 +287,7 @@ class TasksUpstream(Upstream):
                 raise tk.missing_extension()
             return await self._listen(request, rest, task_ids, ctx, emit)
         # tools/call
-        if channel is None or not supported:
+        if not supported:
             return await self.inner.call(request, ctx, emit)
         name = (request.get("params") or {}).get("name")
         decision = tx.creation(request, await channel.tool_support(str(name)), supported)
@@ -403,12 +425,12 @@ class TasksUpstream(Upstream):
         method = request["method"]
         params = request.get("params")
         task_id = tk.task_id_param(params)
-        record = tk.owned(self.store, ctx.principal, task_id, self.now_ms())
+        record = self._owned(ctx, task_id)
         channel = self.channels.get((record.principal, record.session or ""))
         if method == "tasks/get":
             if not record.terminal and channel is not None and channel.state == "ready":
                 resp = await channel.request("tasks/get", {"taskId": record.upstream_id})
-                record = tk.owned(self.store, ctx.principal, task_id, self.now_ms())
+                record = self._owned(ctx, task_id)
                 if tx.merge(record, resp.get("result"), self.now_ms()):
                     self._save(record)
             return jsonrpc.result_response(request["id"], tx.get_result(record))
@@ -422,7 +444,7 @@ class TasksUpstream(Upstream):
         # tasks/cancel: cooperative in 2026 (empty ack); 2025 answers the cancelled Task.
         if not record.terminal and channel is not None and channel.state == "ready":
             resp = await channel.request("tasks/cancel", {"taskId": record.upstream_id})
-            record = tk.owned(self.store, ctx.principal, task_id, self.now_ms())
+            record = self._owned(ctx, task_id)
             if isinstance(resp.get("result"), dict):
                 tx.merge(record, resp["result"], self.now_ms())
                 replies = tx.refusals(record) if record.status == "cancelled" else []
@@ -431,6 +453,12 @@ class TasksUpstream(Upstream):
                     await channel.send(reply)
         return jsonrpc.result_response(request["id"], tx.ack())
 
+    def _owned(self, ctx: CallContext, task_id: str) -> tk.TaskRecord:
+        record = tk.owned(self.store, ctx.principal, task_id, self.now_ms())
+        if record.client_era != eras.MODERN:
+            raise tk.not_found(task_id)
+        return record
+
     # --- subscriptions/listen with taskIds ----------------------------------------------------------------
 
     async def _listen(self, request: Message, rest: Message, task_ids: list[str], ctx: CallContext, emit: Emit) -> Message:
@@ -438,7 +466,7 @@ class TasksUpstream(Upstream):
         accepted = []
         for task_id in task_ids:
             with contextlib.suppress(FrameError):
-                accepted.append(tk.owned(self.store, ctx.principal, task_id, self.now_ms()).bridge_id)
+                accepted.append(self._owned(ctx, task_id).bridge_id)
         queue: asyncio.Queue[str] = asyncio.Queue()
         for task_id in accepted:
             self.watchers.setdefault(task_id, set()).add(queue)

@@ -21,18 +21,20 @@ and these tools (2025-11-25 basic/utilities/tasks.mdx §Tool-Level Negotiation i
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import sys
 import warnings
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
-import anyio
-from mcp import types
-from mcp.server.experimental.task_context import ServerTaskContext
-from mcp.server.lowlevel import Server
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import anyio  # noqa: E402
+import surface  # noqa: E402
+from mcp import types  # noqa: E402
+from mcp.server.experimental.task_context import ServerTaskContext  # noqa: E402
+from mcp.server.lowlevel import Server  # noqa: E402
 
 log = logging.getLogger("legacy-tasks")
 
@@ -149,16 +151,11 @@ def run_http(host: str, port: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
-    parser.add_argument("--port", type=int, help="TCP port (http)")
-    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    args = parser.parse_args(argv)
+    transport, host, port = surface.stdio_or_http_args(__doc__.splitlines()[0], argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    if args.transport == "http":
-        if args.port is None:
-            parser.error("http needs --port")
-        run_http(args.host, args.port)
+    if transport == "http":
+        assert port is not None
+        run_http(host, port)
     else:
         anyio.run(run_stdio)
 

@@ -32,7 +32,8 @@ def tasks_server(*args: str) -> list[str]:
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def bridge(request: pytest.FixtureRequest) -> Iterator[str]:
     port = peers.free_port()
-    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--front-era", "2026-07-28", "--log-level", "warning"]
+    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--front-era", "2026-07-28", "--log-level", "warning",
+           "--upstream-era", "2025-11-25"]
     if request.param == "stdio":
         with peers.running([*cmd, "--", *tasks_server()], port):
             yield f"http://127.0.0.1:{port}/mcp"

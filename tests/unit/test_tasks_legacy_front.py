@@ -166,3 +166,28 @@ def test_malformed_results():
         b.new_record("x", bridge_id="b", principal=None, session=None, now_ms=NOW, requested_ttl=None)
     with pytest.raises(FrameError):
         b.new_record({"resultType": "task"}, bridge_id="b", principal=None, session=None, now_ms=NOW, requested_ttl=None)
+
+
+def test_upstream_request_declares_the_extension_and_drops_the_marker():
+    out = b.upstream_request(canonical_call(), "tasks/get", {"taskId": "srv-1"})
+    spec.ext_tasks("GetTaskRequest", out)
+    spec.modern("RequestParams", out["params"])
+    assert out["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"] == {t.EXTENSION: {}}
+    assert b.TASK_REQUEST_META not in out["params"]["_meta"]
+
+
+def test_input_round_feeds_the_legacy_front_mrtr_loop_once_per_key():
+    rec = new()
+    b.merge(rec, modern_task("input_required", inputRequests={"k1": {"method": "elicitation/create", "params": {
+        "mode": "form", "message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}}}), NOW + 1)
+    kind, entries = b.result_step(rec)
+    round_ = b.input_round(rec, entries)
+    spec.modern("InputRequiredResult", round_)
+    assert round_["requestState"] == "bt-9"
+    assert round_["inputRequests"]["k1"]["params"]["_meta"] == {"io.modelcontextprotocol/related-task": {"taskId": "bt-9"}}
+    assert b.result_step(rec) == ("wait", 200)
+    answers = b.take_answers(rec, {"k1": {"action": "accept", "content": {}}, "unknown": {"action": "decline"}})
+    assert answers == {"k1": {"action": "accept", "content": {}}}
+    assert b.take_answers(rec, {"k1": {"action": "decline"}}) == {}, "answered once"
+    spec.ext_tasks("UpdateTaskRequest", {"jsonrpc": "2.0", "id": 1, "method": "tasks/update",
+                                         "params": {**b.update_params(rec, answers), "_meta": META}})
