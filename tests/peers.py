@@ -33,6 +33,14 @@ def tasks_peer_python() -> str:
     return path
 
 
+def server_everything() -> list[str]:
+    """npm @modelcontextprotocol/server-everything (2025-era, TypeScript SDK), installed by .ci/bootstrap.sh."""
+    path = ROOT / ".venvs" / "npm" / "node_modules" / ".bin" / "mcp-server-everything"
+    if not path.exists():
+        raise RuntimeError(f"server-everything missing at {path}: run `bash .ci/bootstrap.sh` (needs npm)")
+    return [str(path)]
+
+
 def bridge_cmd() -> list[str]:
     return [MODERN_PYTHON, "-m", "bridge"]
 

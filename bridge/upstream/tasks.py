@@ -392,7 +392,8 @@ class TasksUpstream(Upstream):
         return self.store.get(bridge_id) if bridge_id else None
 
     async def on_input(self, channel: TaskChannel, msg: Message) -> None:
-        record = self._record_for(channel, tk.related_task_of(msg))
+        related = tk.related_task_of(msg)
+        record = self._record_for(channel, related) if related is not None else self._sole_live_task(channel)
         if record is None or record.terminal:
             for reply in tx.refusals(_scratch(msg)):
                 await channel.send(reply)
@@ -404,6 +405,16 @@ class TasksUpstream(Upstream):
                 await channel.send(reply)
             return
         self._save(record)
+
+    def _sole_live_task(self, channel: TaskChannel) -> tk.TaskRecord | None:
+        """A server request without the related-task ``_meta`` (2025 tasks.mdx §Associating Task-Related
+        Messages says it MUST carry it; e.g. server-everything's research task omits it) is attributed only
+        when unambiguous: the one task of this session waiting for input, else its only live task."""
+        live = [r for (key, _up), bid in self.by_upstream.items() if key == channel.key
+                for r in [self.store.get(bid)] if r is not None and not r.terminal]
+        waiting = [r for r in live if r.status == "input_required"]
+        candidates = waiting or live
+        return candidates[0] if len(candidates) == 1 else None
 
     def on_status(self, channel: TaskChannel, params: Any) -> None:
         record = self._record_for(channel, params.get("taskId") if isinstance(params, dict) else None)
