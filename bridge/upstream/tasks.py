@@ -79,6 +79,7 @@ class TaskChannel:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Message]] = {}
         self._lock = asyncio.Lock()
+        self._closing: asyncio.Task[None] | None = None
         transport.bind(self._deliver, self._on_lost)
 
     async def ensure_ready(self) -> None:
@@ -166,6 +167,9 @@ class TaskChannel:
         if self.state in ("lost", "closed"):
             return
         self.state = "lost"
+        # This session is over: stop its transport (a stdio supervisor would respawn an orphan child);
+        # the next use opens a new channel.
+        self._closing = asyncio.get_running_loop().create_task(self.transport.close())
         for rid, fut in list(self._pending.items()):
             if not fut.done():
                 fut.set_result(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream failed: {why}", {"lost": True}))
@@ -209,7 +213,7 @@ class TasksUpstream(Upstream):
 
     async def discover(self, ctx: CallContext) -> Message:
         result = await self.inner.discover(ctx)
-        channel = await self._channel_if_legacy(ctx, {})
+        channel = await self._view(ctx, {})
         if channel is not None:
             result = tx.advertise(result, channel.server_caps)
         if ctx.client_era == eras.LEGACY and isinstance(result.get("capabilities"), dict):
@@ -261,7 +265,7 @@ class TasksUpstream(Upstream):
         caps = input_capabilities(request)
         if method == "server/discover":
             resp = await self.inner.call(request, ctx, emit)
-            channel = await self._channel_if_legacy(ctx, caps)
+            channel = await self._view(ctx, caps)
             if channel is not None and isinstance(resp.get("result"), dict):
                 resp = {**resp, "result": tx.advertise(resp["result"], channel.server_caps)}
             return resp
@@ -269,7 +273,7 @@ class TasksUpstream(Upstream):
             wanted = (request.get("params") or {}).get("notifications")
             if not isinstance(wanted, dict) or "taskIds" not in wanted:
                 return await self.inner.call(request, ctx, emit)
-        channel = await self._channel_if_legacy(ctx, caps)
+        channel = await self._view(ctx, caps)
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
         supported = tx.upstream_supports_tasks(channel.server_caps)
@@ -295,7 +299,17 @@ class TasksUpstream(Upstream):
             raise tk.missing_extension()
         if decision == "direct":
             return await self.inner.call(request, ctx, emit)
-        return await self._create(channel, request, ctx)
+        task_channel = await self._channel_if_legacy(ctx, caps)
+        assert task_channel is not None
+        return await self._create(task_channel, request, ctx)
+
+    async def _view(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
+        """A ready session of this caller to read the server's capabilities and tools from (they do not
+        depend on the client's capabilities): any existing one, so discovery costs no extra session."""
+        for (principal, _caps), channel in self.channels.items():
+            if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
+                return channel
+        return await self._channel_if_legacy(ctx, caps)
 
     async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
         if not self._started:
@@ -365,12 +379,20 @@ class TasksUpstream(Upstream):
                     tx.settle(record, resp, self.now_ms())
                 self._save(record)
                 return
-            record = self.store.get(bridge_id)
-            if record is not None:
-                tk.lost(record, "no result in time" if channel.state == "ready" else "the upstream session ended", self.now_ms())
-                self._save(record)
+            self._lose(bridge_id, "no result in time" if channel.state == "ready" else "the upstream session ended")
+        except (UpstreamError, OSError) as exc:
+            self._lose(bridge_id, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a pump must never leave its task hanging
+            log.exception("task result pump failed")
+            self._lose(bridge_id, f"bridge error: {exc.__class__.__name__}")
         finally:
             self.pumps.pop(bridge_id, None)
+
+    def _lose(self, bridge_id: str, why: str) -> None:
+        record = self.store.get(bridge_id)
+        if record is not None and not record.terminal:
+            tk.lost(record, why, self.now_ms())
+            self._save(record)
 
     def _sweep(self, principal: str | None) -> None:
         """Forget the caller's expired tasks (their TTL elapsed: both eras let the receiver delete them)."""
@@ -440,9 +462,27 @@ class TasksUpstream(Upstream):
         channel = self.channels.get((record.principal, record.session or ""))
         if method == "tasks/get":
             if not record.terminal and channel is not None and channel.state == "ready":
-                resp = await channel.request("tasks/get", {"taskId": record.upstream_id})
+                try:
+                    resp = await channel.request("tasks/get", {"taskId": record.upstream_id})
+                    upstream = resp.get("result")
+                    payload = None
+                    if tx.upstream_terminal(upstream):
+                        # Terminal upstream: fetch the payload now (tasks/result answers at once for a
+                        # terminal task) rather than only through the pump, whose blocking tasks/result a
+                        # server may fail to wake (seen with mcp 1.29 under load).
+                        payload = await channel.request("tasks/result", {"taskId": record.upstream_id})
+                except UpstreamError:
+                    # The session is going away: answer what the bridge knows (its loss marks the task).
+                    return jsonrpc.result_response(request["id"], tx.get_result(self._owned(ctx, task_id)))
                 record = self._owned(ctx, task_id)
-                if tx.merge(record, resp.get("result"), self.now_ms()):
+                changed = tx.merge(record, upstream, self.now_ms())
+                if payload is not None and not record.terminal:
+                    tx.settle(record, payload, self.now_ms())
+                    changed = True
+                    pump = self.pumps.pop(record.bridge_id, None)
+                    if pump is not None:
+                        pump.cancel()
+                if changed:
                     self._save(record)
             return jsonrpc.result_response(request["id"], tx.get_result(record))
         if method == "tasks/update":
@@ -454,7 +494,10 @@ class TasksUpstream(Upstream):
             return jsonrpc.result_response(request["id"], tx.ack())
         # tasks/cancel: cooperative in 2026 (empty ack); 2025 answers the cancelled Task.
         if not record.terminal and channel is not None and channel.state == "ready":
-            resp = await channel.request("tasks/cancel", {"taskId": record.upstream_id})
+            try:
+                resp = await channel.request("tasks/cancel", {"taskId": record.upstream_id})
+            except UpstreamError:
+                resp = {}  # cancellation is cooperative (ext §Task Cancellation): the ack stands
             record = self._owned(ctx, task_id)
             if isinstance(resp.get("result"), dict):
                 tx.merge(record, resp["result"], self.now_ms())

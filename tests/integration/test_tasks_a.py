@@ -148,6 +148,12 @@ def test_task_ids_are_bound_to_the_caller_and_the_extension_is_required(bridge: 
     for intruder, task_id in ((Client2026(bridge, auth="Bearer mallory"), created["taskId"]), (alice, "guessed-id")):
         resp = intruder.send("tasks/get", {"taskId": task_id})
         assert resp["error"]["code"] == -32602, resp
+    mismatch = alice.http.post(alice.url, headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tasks/get", "Mcp-Name": "another-task", "Authorization": alice.auth},
+        content=json.dumps({"jsonrpc": "2.0", "id": 99, "method": "tasks/get", "params": {"taskId": created["taskId"], "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": CAPS}}}))
+    assert mismatch.status_code == 400 and mismatch.json()["error"]["code"] == -32020, "ext §Routing Headers: Mcp-Name = taskId"
     undeclared = Client2026(bridge, caps={"elicitation": {"form": {}}})
     for method, params in (("tasks/get", {"taskId": created["taskId"]}), ("tools/call", {"name": "confirm", "arguments": {}})):
         resp = undeclared.send(method, params)
@@ -200,11 +206,11 @@ def test_status_notifications_reach_listen_subscribers_of_those_tasks(bridge: st
 @pytest.mark.legacy_peer
 def test_a_restarted_upstream_child_fails_its_live_tasks_with_the_documented_error(bridge: str) -> None:
     client = Client2026(bridge)
-    health = httpx.get(bridge.replace("/mcp", "/healthz")).json()["upstream"]
-    if health["taskChannels"][0].get("transport") != "stdio":
-        pytest.skip("the restart case is a stdio upstream's")
     created = client.create("slow", {"steps": 1000, "step_ms": 100})
     health = httpx.get(bridge.replace("/mcp", "/healthz")).json()["upstream"]
+    if health["taskChannels"][0].get("transport") != "stdio":
+        client.result("tasks/cancel", {"taskId": created["taskId"]})
+        pytest.skip("the restart case is a stdio upstream's")
     pids = {c["pid"] for c in health["taskChannels"] if c.get("pid")}
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
@@ -212,4 +218,9 @@ def test_a_restarted_upstream_child_fails_its_live_tasks_with_the_documented_err
     assert lost["status"] == "failed" and lost["error"]["code"] == -32603
     assert lost["error"]["message"].startswith("Upstream task lost")
     again = client.create("slow", {"steps": 1, "step_ms": 1})
-    assert client.poll(again["taskId"], ("completed", "failed"))["status"] == "completed"
+    try:
+        done = client.poll(again["taskId"], ("completed", "failed"))
+    except AssertionError as exc:
+        health = httpx.get(bridge.replace("/mcp", "/healthz")).json()["upstream"]
+        raise AssertionError(f"{exc}; last {client.get(again['taskId'])}; health {health}") from None
+    assert done["status"] == "completed", done

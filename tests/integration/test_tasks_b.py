@@ -6,12 +6,17 @@ mcp 1.29's own tasks server."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 import peers
+import spec
 
 
 def modern_tasks_server(*args: str) -> list[str]:
@@ -65,3 +70,49 @@ def test_legacy_tasks_client_flows(bridge: str) -> None:
     assert steps["guessed"] == -32602
     # status notifications reached the session
     assert {"completed", "input_required"} <= set(steps["statusNotifications"])
+
+
+def _post(http: httpx.Client, url: str, msg: dict, session: str | None) -> tuple[dict, httpx.Response]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    resp = http.post(url, content=json.dumps(msg), headers=headers)
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        frames = [json.loads(line[5:]) for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        return next(f for f in frames if f.get("id") == msg.get("id")), resp
+    return (resp.json() if resp.content else {}), resp
+
+
+@pytest.mark.legacy_peer
+def test_a_restarted_2026_upstream_child_fails_the_2025_clients_live_task() -> None:
+    port = peers.free_port()
+    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--front-era", "2025-11-25", "--log-level", "warning",
+           "--upstream-era", "2026-07-28", "--", *modern_tasks_server()]
+    url = f"http://127.0.0.1:{port}/mcp"
+    with peers.running(cmd, port, timeout=60), httpx.Client(timeout=60) as http:
+        init, resp = _post(http, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}, None)
+        spec.legacy("InitializeResult", init["result"])
+        session = resp.headers["mcp-session-id"]
+        _post(http, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        created, _ = _post(http, url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "slow", "arguments": {"steps": 1000, "step_ms": 100}, "task": {"ttl": 60000}}}, session)
+        spec.legacy("CreateTaskResult", created["result"])
+        task_id = created["result"]["task"]["taskId"]
+        pid = http.get(url.replace("/mcp", "/healthz")).json()["upstream"]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        rid = 100
+        while time.monotonic() < deadline:
+            rid += 1
+            got, _ = _post(http, url, {"jsonrpc": "2.0", "id": rid, "method": "tasks/get", "params": {"taskId": task_id}}, session)
+            if "result" in got and got["result"]["status"] in ("failed", "completed", "cancelled"):
+                break
+            time.sleep(0.2)  # the client's poll cadence
+        assert "result" in got, got
+        spec.legacy("GetTaskResult", got["result"])
+        assert got["result"]["status"] == "failed"
+        assert got["result"]["statusMessage"].startswith("Upstream task lost")
+        result, _ = _post(http, url, {"jsonrpc": "2.0", "id": 4, "method": "tasks/result", "params": {"taskId": task_id}}, session)
+        assert result["error"]["code"] == -32603 and result["error"]["message"].startswith("Upstream task lost")
