@@ -122,9 +122,10 @@ def serve(
     settings = Settings(**settings_kwargs)
 
     from bridge.upstream.factory import Target, make_upstream
+    from bridge.upstream.tasks import with_tasks
 
     target = Target(url=upstream, command=command, headers=_headers(header), transport=upstream_transport)
-    up = make_upstream(target, settings)
+    up = with_tasks(make_upstream(target, settings), settings)
     if stdio:
         asyncio.run(_serve_stdio(up, settings))
     else:
