@@ -107,10 +107,10 @@ def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: lis
         return 2
     if mode == "diff":
         return 1 if any(r.changed for r in results) else 0
+    failed = any(r.failed for r in results)  # mcp-migrate itself failed on a file: never a silent exit 0
     if mode == "check":
-        return 1 if any(r.findings for r in results) or any(r.changed for r in results) else 0
-    return 1 if any(r.skipped and r.kind == "python" and "parse" not in r.skipped and "binary" not in r.skipped
-                    and "uncommitted" not in r.skipped for r in results) else 0
+        return 1 if failed or any(r.findings for r in results) or any(r.changed for r in results) else 0
+    return 1 if failed else 0
 
 
 def _guard_dirty(results: list[FileResult], paths: list[Path], allow_dirty: bool) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from migrate.compat import compiles, lowered
 from migrate.index import ProjectIndex, index_file, module_name
 from migrate.model import FileResult, Finding
 from migrate.resolve import ImportTable, statement_lines
@@ -104,7 +105,11 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     try:
         ctx.stmt_lines = statement_lines(code)
     except (SyntaxError, ValueError, RecursionError):
-        ctx.stmt_lines = None  # libcst accepted what the stdlib parser rejects: use libcst positions
+        try:  # newer syntax than this interpreter: the lowered text keeps every statement's lines
+            low = lowered(code)
+            ctx.stmt_lines = statement_lines(low) if low is not None else None
+        except (SyntaxError, ValueError, RecursionError):
+            ctx.stmt_lines = None  # libcst accepted what the stdlib parser rejects: use libcst positions
     guard = guard_reason(ctx.table(), code)
     if guard:
         rule, reason = guard
@@ -125,10 +130,11 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
         return code, findings, f"transform failed: {type(exc).__name__}: {exc}"
     current = new_tree.code
     if current != code:
-        try:  # libcst generated it, so compile() is the check that matters: it must still be Python
-            compile(current, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            return code, findings, f"output would not compile ({exc}); left untouched"
+        # libcst generated it, so compile() is the check that matters: it must still be Python.
+        # Syntax newer than this interpreter is lowered first (migrate.compat), never a crash.
+        reason = compiles(current, path)
+        if reason is not None:
+            return code, findings, f"output would not compile ({reason}); left untouched"
     return current, findings, None
 
 
@@ -180,6 +186,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         data = Path(job.path).read_bytes()
     except OSError as exc:
         result.skipped = f"unreadable: {exc.strerror or exc}"
+        result.failed = job.kind == "python"
         return result
     try:
         decoded = decode(data) if job.kind == "python" else Decoded(data.decode("utf-8"), "utf-8", False)
@@ -187,6 +194,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
             raise ValueError("binary file")
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         result.skipped = f"undecodable: {exc}"
+        result.failed = job.kind == "python"
         return result
     except ValueError as exc:
         result.skipped = str(exc)
@@ -195,14 +203,26 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         if "mcp" in decoded.text:
             result.skipped = "notebook: out of scope for mcp-migrate, port its cells by hand"
         return result
-    if job.kind == "python":
-        new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index, job.module)
-    else:
-        new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
-                                                    job.imports)
+    indexed = shared.index.failures.get(job.path)
+    if indexed is not None:
+        result.skipped = f"project index failed: {indexed}"
+        result.failed = True
+        return result
+    try:
+        if job.kind == "python":
+            new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index,
+                                                      job.module)
+        else:
+            new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
+                                                        job.imports)
+    except Exception as exc:  # noqa: BLE001 - resolver/guard/any failure skips this file only
+        result.skipped = f"transform failed: {type(exc).__name__}: {exc}"
+        result.failed = True
+        return result
     result.findings = findings
     if failure:
         result.skipped = failure
+        result.failed = job.kind == "python" and not failure.startswith(("does not parse", "binary"))
         return result
     result.markers = sum(1 for f in findings if f.status in ("review", "manual"))
     if new != decoded.text:
@@ -231,7 +251,10 @@ def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, dict[P
             code = decode(data).text
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
             continue
-        index_file(index, path, code)
+        try:
+            index_file(index, path, code)
+        except Exception as exc:  # noqa: BLE001 - one file's index failure skips that file only
+            index.failures[str(path)] = f"{type(exc).__name__}: {exc}"
         mine = imports.setdefault(path.absolute(), set())
         for line in code.splitlines():
             stripped = line.lstrip()
@@ -286,6 +309,7 @@ def write_results(results: list[FileResult]) -> list[FileResult]:
                 Path(result.path).write_bytes(result.new_bytes)
             except OSError as exc:
                 result.skipped = f"could not write: {exc.strerror or exc}"
+                result.failed = True
                 result.changed = False
                 failed.append(result)
     return failed

@@ -12,6 +12,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from migrate.compat import lowered
+
 SERVER_CLASSES = frozenset(
     {
         "mcp.server.fastmcp.FastMCP",
@@ -81,6 +83,7 @@ class ProjectIndex:
     servers: dict[str, ServerCtor] = field(default_factory=dict)
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
     factories: dict[str, str] = field(default_factory=dict)  # function qualname -> server key it returns
+    failures: dict[str, str] = field(default_factory=dict)  # path -> why indexing it raised
 
     def add_server(self, ctor: ServerCtor) -> None:
         self.servers[f"{ctor.key}@{ctor.path}"] = ctor
@@ -298,6 +301,10 @@ def index_file(index: ProjectIndex, path: Path, code: str) -> None:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
-        return
+        low = lowered(code)  # syntax newer than this interpreter (same lines); else the file does not parse
+        if low is None:
+            return
+        tree = ast.parse(low)
+        code = low
     collector = _Collector(index, str(path), module_name(path.absolute()), path.name == "__init__.py", code)
     collector.visit(tree)

@@ -78,5 +78,6 @@ class FileResult:
     original_text: str | None = None
     findings: list[Finding] = field(default_factory=list)
     skipped: str | None = None  # reason the file was left untouched
+    failed: bool = False  # skipped because mcp-migrate itself failed on it (sets the exit code)
     markers: int = 0
     new_bytes: bytes | None = None

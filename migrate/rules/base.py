@@ -84,7 +84,7 @@ class FileContext:
     def table(self) -> ImportTable:
         if self._table is None:
             assert self.wrapper is not None
-            self._table = ImportTable(self.wrapper.module)
+            self._table = ImportTable(self.wrapper.module, self.code)
         return self._table
 
     def lookup(self, provider: type[BaseMetadataProvider[Any]], node: cst.CSTNode, default: Any = None) -> Any:
