@@ -83,6 +83,7 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
                      module: str | None = None) -> tuple[str, list[Finding], str | None]:
     """Apply the selected Python rules to ``code``. Returns (new code, findings, failure)."""
     findings: list[Finding] = []
+    index.finalize()
     if "mcp" not in code and "MCP" not in code and path not in index.site_paths:
         # nothing that could name the SDK: no libcst parse, only the (fast) syntax check
         try:
@@ -276,6 +277,7 @@ def imports_below(folder: Path, imports: dict[Path, set[str]]) -> frozenset[str]
 def run(files: list[tuple[Path, str]], options: Options, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None) -> list[FileResult]:
     index, imports, modules = build_index(files)
+    index.finalize()  # once, before the index is shipped to the workers
     shared = Shared(options, index)
     work = [
         Job(str(path), kind, modules.get(str(path), path.stem),

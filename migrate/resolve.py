@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
+from migrate.index import absolute_module
+
 
 def _dotted(node: cst.BaseExpression | None) -> str | None:
     if isinstance(node, cst.Name):
@@ -75,7 +77,9 @@ class _ExpressionBindings(cst.CSTVisitor):
 class ImportTable:
     """Local name -> qualified name for every import in the file (any depth)."""
 
-    def __init__(self, module: cst.Module, code: str | None = None) -> None:
+    def __init__(self, module: cst.Module, code: str | None = None, name: str = "", package: bool = False) -> None:
+        self.name = name  # dotted name of this module: relative imports resolve against it
+        self.package = package
         self.imports: dict[str, set[str]] = {}
         self.local: set[str] = set()
         self.modules: list[str] = []  # every module named by an import statement
@@ -155,9 +159,11 @@ class ImportTable:
                 else:
                     self._bind_import(name.split(".")[0], name.split(".")[0])
         elif isinstance(small, cst.ImportFrom):
-            if small.relative:
-                return
             module = _dotted(small.module) or ""
+            if small.relative:
+                if not self.name:
+                    return
+                module = absolute_module(self.name, self.package, len(small.relative), module or None)
             self.modules.append(module)
             if isinstance(small.names, cst.ImportStar):
                 self.star = True

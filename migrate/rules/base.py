@@ -24,7 +24,8 @@ from libcst.metadata import (
     QualifiedNameSource,
 )
 
-from migrate.index import ProjectIndex
+from migrate.index import SERVER_CLASSES as SERVER_NAMES
+from migrate.index import ProjectIndex, ServerCtor, absolute_module
 from migrate.model import Finding, RuleMeta, Safety
 from migrate.resolve import ImportTable
 
@@ -84,7 +85,7 @@ class FileContext:
     def table(self) -> ImportTable:
         if self._table is None:
             assert self.wrapper is not None
-            self._table = ImportTable(self.wrapper.module, self.code)
+            self._table = ImportTable(self.wrapper.module, self.code, self.module, self.path.endswith("__init__.py"))
         return self._table
 
     def lookup(self, provider: type[BaseMetadataProvider[Any]], node: cst.CSTNode, default: Any = None) -> Any:
@@ -414,9 +415,44 @@ class CallDetector(RuleTransformer):
         self.typed: set[str] = set()
 
     def _track(self, name: cst.BaseExpression | None, value: cst.BaseExpression | None) -> None:
-        if isinstance(name, cst.Name) and isinstance(value, cst.Call) and self.resolves_to(value.func,
-                                                                                          self.RECEIVERS):
+        if not isinstance(name, cst.Name) or value is None:
+            return
+        if (isinstance(value, cst.Call) and self.resolves_to(value.func, self.RECEIVERS)) or self.project_server(value):
             self.typed.add(name.value)
+
+    def project_server(self, node: cst.BaseExpression) -> bool:
+        """True when ``node`` is, through the project index, a server built somewhere in the project:
+        a name imported from the module that constructs it (``from .app import mcp``, re-exports
+        followed) or a call of a factory function that returns it (``create_server()``)."""
+        return bool(self.RECEIVERS & SERVER_NAMES) and self.project_ctor(node) is not None
+
+    def project_ctor(self, node: cst.BaseExpression, local: bool = False) -> ServerCtor | None:
+        """The constructor of the project server ``node`` evaluates to (see ``project_server``);
+        ``local`` also tries a plain name as a module-level name of this file."""
+        index = self.ctx.index
+        if not index.servers:
+            return None
+        suffix = ""
+        if isinstance(node, cst.Call) and not node.args:
+            node, suffix = node.func, "()"
+        if not isinstance(node, cst.Name | cst.Attribute):
+            return None
+        names = {self.project_name(q) for q in self.qnames(node)}
+        if local and not names and isinstance(node, cst.Name):
+            names = {f"{self.ctx.module}.{node.value}"}
+        for name in sorted(names):
+            ctor = index.ctor_for(index.canonical(name + suffix), self.ctx.path)
+            if ctor is not None:
+                return ctor
+        return None
+
+    def project_name(self, qualified: str) -> str:
+        """``qualified`` with a leading-dot relative module (libcst's spelling) made absolute."""
+        if not qualified.startswith("."):
+            return qualified
+        level = len(qualified) - len(qualified.lstrip("."))
+        rest = qualified[level:]
+        return absolute_module(self.ctx.module, self.ctx.path.endswith("__init__.py"), level, rest or None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -435,6 +471,8 @@ class CallDetector(RuleTransformer):
             self.typed.add(node.name.value)
 
     def receiver_typed(self, node: cst.BaseExpression) -> bool:
+        if self.project_server(node):
+            return True
         while isinstance(node, cst.Attribute):
             node = node.value
         return isinstance(node, cst.Name) and node.value in self.typed

@@ -7,7 +7,11 @@ that the constructor file and the start-site files agree without seeing each oth
 
 from __future__ import annotations
 
+import ast
+import builtins
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import libcst as cst
 
@@ -66,14 +70,18 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
     for site in sites:
         literal = all(ctor.literal.get(k, False) for k in moved)
         elsewhere = site.path != ctor.path or bool(ctor.scope and site.scope != ctor.scope)
-        if elsewhere and not literal:
+        hidden = [] if literal or not elsewhere else invisible(ctor, site, index)
+        if hidden:
+            where = (os.path.relpath(site.path, Path(ctor.path).parent) if site.path != ctor.path
+                     else f"`{site.scope or '<module>'}`")
             if ctor.settings:
-                return Plan(False, f"started in another scope/module ({site.path}) with non-literal values and "
+                return Plan(False, f"started in another scope/module ({where}) with non-literal values and "
                                    f"settings writes; pass {', '.join(moved)} to that call by hand")
             result.stash = True
-            result.review.append("non-literal values travel to the start site on `server._mcp_v1_transport`")
+            result.review.append(f"`_mcp_v1_transport` carries them: `{'`, `'.join(hidden)}` not in scope at the "
+                                 f"start site in {where}")
         if site.path != ctor.path and not result.stash:
-            result.review.append(f"moved to the start site in {site.path}")
+            result.review.append(f"moved to the start site in {os.path.relpath(site.path, Path(ctor.path).parent)}")
         if site.transport is None:
             _, http_only = site_kwargs(site, moved)
             if http_only and not site.simple_transport:
@@ -86,6 +94,34 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
         used.update(extra)
     result.dropped = [k for k in moved if k not in used]
     return result
+
+
+def invisible(ctor: ServerCtor, site: StartSite, index: ProjectIndex) -> list[str]:
+    """Names used by the moved values that do not denote the same thing at ``site``: empty when every
+    value can be spelled there as written (a literal, or names bound alike at module level on both
+    ends, e.g. the same import, or builtins neither end rebinds)."""
+    ctor_names = index.tables.get(ctor.path, {})
+    site_names = index.tables.get(site.path, {})
+    module = ctor.key.rsplit(".", 1)[0]
+    hidden: list[str] = []
+    for source in ctor.moved().values():
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+        except SyntaxError:
+            return ["<expression>"]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Name) or node.id in hidden:
+                continue
+            if ctor.scope and node.id not in ctor_names:  # may be local to the constructing function
+                hidden.append(node.id)
+                continue
+            here = ctor_names.get(node.id, f"{module}.{node.id}")
+            there = site_names.get(node.id, here if site.path == ctor.path else None)
+            if there is None and node.id not in ctor_names and hasattr(builtins, node.id):
+                continue
+            if there != here:
+                hidden.append(node.id)
+    return hidden
 
 
 def value_expr(name: str, source: str, literal: bool) -> cst.BaseExpression:

@@ -31,4 +31,8 @@ class Rule(CallDetector):
 
     def is_site(self, node: cst.Call) -> bool:
         keywords = {a.keyword.value for a in node.args if a.keyword}
-        return "transport_security" not in keywords and super().is_site(node)
+        if "transport_security" in keywords or not super().is_site(node):
+            return False
+        # host=/transport_security= moved here from the constructor (MCP003/MCP019) count as passed
+        ctor = self.project_ctor(node.func.value, local=True) if isinstance(node.func, cst.Attribute) else None
+        return ctor is None or not {"host", "transport_security"} & set(ctor.moved())

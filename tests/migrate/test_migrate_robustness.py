@@ -98,7 +98,7 @@ def test_the_index_reads_a_module_with_newer_syntax(tmp_path: Path) -> None:
     index_file(index, path, EVERY_STATEMENT)
     (ctor,) = index.servers.values()
     assert ctor.kwargs == {"stateless_http": "True"}
-    assert [s.transport for s in index.sites[ctor.key]] == ["streamable-http"]
+    assert [s.transport for s in index.sites_for(ctor)] == ["streamable-http"]
 
 
 def test_the_compile_check_is_version_aware() -> None:
@@ -147,10 +147,10 @@ def test_a_resolver_or_transform_failure_skips_only_that_file(tmp_path: Path, mo
     (root / "pkg" / "b.py").write_text("from mcp.server.fastmcp import FastMCP\nBROKEN = 1\nmcp = FastMCP('x')\n")
     real = ImportTable.__init__
 
-    def broken(self: ImportTable, module: cst.Module, code: str | None = None) -> None:
+    def broken(self: ImportTable, module: cst.Module, code: str | None = None, *args: object) -> None:
         if code and "BROKEN" in code:
             raise AttributeError("'Match' object has no attribute 'body'")
-        real(self, module, code)
+        real(self, module, code, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ImportTable, "__init__", broken)
     with pytest.raises(SystemExit) as exit_info:

@@ -168,7 +168,7 @@ CASES: list[Case] = [
         """, """
         from mcp.server.fastmcp import FastMCP
         def create(settings):
-            # TODO(mcp-migrate MCP003): non-literal values travel to the start site on `server._mcp_v1_transport`
+            # TODO(mcp-migrate MCP003): `_mcp_v1_transport` carries them: `settings` not in scope at the start site in `main`
             app = FastMCP("x")
             app._mcp_v1_transport = {"port": settings.port}
             return app
