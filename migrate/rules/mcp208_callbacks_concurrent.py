@@ -23,6 +23,8 @@ class Rule(CallDetector):
             "mcp.client.Client",
             "mcp.client.client.Client",
             "mcp.client.session.ClientSession",
+            # v1's in-memory helper: MCP023 turns it into `Client(...)`, so it is reported before that too
+            "mcp.shared.memory.create_connected_server_and_client_session",
         }
     )
     KEYWORDS = frozenset(
