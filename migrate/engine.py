@@ -27,7 +27,7 @@ from migrate.index import ProjectIndex, index_file, module_name
 from migrate.model import FileResult, Finding
 from migrate.resolve import ImportTable, statement_lines
 from migrate.rules import all_rules
-from migrate.rules.base import Combined, FileContext, RuleTransformer, ignore_table
+from migrate.rules.base import MARKER_PREFIX, Combined, FileContext, RuleTransformer, ignore_table
 from migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
@@ -38,6 +38,7 @@ class Options:
     rules: tuple[str, ...]
     safe_only: bool = False
     keep_texts: bool = True  # keep original/new text for diffs (fix mode only needs the bytes)
+    markers: str = "all"  # source markers: "all", "action" (not for advisories) or "none"
 
 
 @dataclass
@@ -103,6 +104,7 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
                       frozenset(selected), wrapper)
+    ctx.markers = options.markers
     try:
         ctx.stmt_lines = statement_lines(code)
     except (SyntaxError, ValueError, RecursionError):
@@ -126,6 +128,7 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
             findings.clear()
             ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
                               frozenset(selected), wrapper)
+            ctx.markers = options.markers
             new_tree = wrapper.module.visit(Combined([rule(ctx) for rule in wanted]))
     except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
         return code, findings, f"transform failed: {type(exc).__name__}: {exc}"
@@ -225,7 +228,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         result.skipped = failure
         result.failed = job.kind == "python" and not failure.startswith(("does not parse", "binary"))
         return result
-    result.markers = sum(1 for f in findings if f.status in ("review", "manual"))
+    result.markers = new.count(MARKER_PREFIX) - decoded.text.count(MARKER_PREFIX)
     if new != decoded.text:
         result.changed = True
         if shared.options.keep_texts:

@@ -121,8 +121,17 @@ class ProjectIndex:
                     name = ".".join([self.aliases[head], *parts[cut:]])
                     break
             else:
-                return name
+                return self._namespace_key(name, keys)
         return name
+
+    def _namespace_key(self, name: str, keys: dict[str, list[ServerCtor]]) -> str:
+        """``pkg.server.mcp`` for a server indexed as ``server.mcp``: a directory without
+        ``__init__.py`` (a namespace package, or a script folder on sys.path) names its modules
+        without the folder; the only key that is a dotted suffix of ``name`` is the one meant."""
+        found = [key for key in keys if name.endswith("." + key)
+                 and any(Path(c.path).with_suffix("").as_posix().endswith(name.rsplit(".", 1)[0].replace(".", "/"))
+                         for c in keys[key])]
+        return found[0] if len(found) == 1 else name
 
     def is_server(self, name: str) -> bool:
         return self.canonical(name) in self._by_key()

@@ -26,11 +26,12 @@ from libcst.metadata import (
 
 from migrate.index import SERVER_CLASSES as SERVER_NAMES
 from migrate.index import ProjectIndex, ServerCtor, absolute_module
-from migrate.model import Finding, RuleMeta, Safety
+from migrate.model import Finding, Kind, RuleMeta, Safety
 from migrate.resolve import ImportTable
 
 IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]\s*(.*)$")
 MARKER_PREFIX = "# TODO(mcp-migrate "
+HIDDEN = "\0"  # prefix of a pending note that is reported but not written (see ``wants_marker``)
 
 
 def ignore_table(code: str) -> dict[int, set[str]]:
@@ -60,6 +61,7 @@ class FileContext:
     ignores: dict[int, set[str]] = field(default_factory=dict)
     selected: frozenset[str] = frozenset()  # IDs of the rules in this run
     wrapper: MetadataWrapper | None = None
+    markers: str = "all"  # which findings leave a source marker: "all", "action" (not advisories), "none"
     lines: list[str] | None = None
     # traversal state shared by every rule of the combined pass
     nodes: list[cst.CSTNode] = field(default_factory=list)
@@ -210,7 +212,7 @@ class RuleTransformer(cst.CSTTransformer):
         status = "review" if fixed and review else ("fixed" if fixed else "manual")
         if status != "fixed" and self._stmt_stack:
             pending = self._pending.get(id(self._stmt_stack[-1]), [])
-            if any(note.startswith(f"{MARKER_PREFIX}{self.META.id})") for note in pending):
+            if any(note.lstrip(HIDDEN).startswith(f"{MARKER_PREFIX}{self.META.id})") for note in pending):
                 return True  # one marker and one report entry per statement
         self.ctx.findings.append(
             Finding(self.META.id, self.META.slug, self.ctx.path, line, column, message, status,
@@ -220,9 +222,17 @@ class RuleTransformer(cst.CSTTransformer):
             key = id(self._stmt_stack[-1])
             notes = self._pending.setdefault(key, [])
             text = f"{MARKER_PREFIX}{self.META.id}): {message}"
+            if not self.wants_marker():
+                text = HIDDEN + text  # reported, deduplicated, but not written into the source
             if text not in notes:
                 notes.append(text)
         return True
+
+    def wants_marker(self) -> bool:
+        """``--markers``: every open finding, only those the user must act on (advisories go to the
+        report only), or none."""
+        mode = self.ctx.markers
+        return mode == "all" or (mode == "action" and self.META.kind is not Kind.ADVISORY)
 
     def _marked_in_source(self, stmt: cst.CSTNode) -> bool:
         """True when the comment block right above ``stmt`` already holds this rule's marker (a
@@ -270,7 +280,7 @@ class RuleTransformer(cst.CSTTransformer):
         if not hasattr(result, "leading_lines"):
             return result
         existing = {line.comment.value.split(":", 1)[0] for line in result.leading_lines if line.comment is not None}
-        fresh = [n for n in notes if n.split(":", 1)[0] not in existing]
+        fresh = [n for n in notes if not n.startswith(HIDDEN) and n.split(":", 1)[0] not in existing]
         if not fresh:
             return result
         lines = [*result.leading_lines, *(cst.EmptyLine(comment=cst.Comment(note)) for note in fresh)]

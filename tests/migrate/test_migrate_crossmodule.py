@@ -21,6 +21,8 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    if args[0] != "check":
+        args = [*args, "--allow-no-vcs"]
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     return int(exit_info.value.code or 0), capsys.readouterr().out

@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.legacy_peer]
 
 def _migrate(root: Path, *extra: str) -> int:
     with pytest.raises(SystemExit) as exit_info:
-        main([*extra, str(root)])
+        main([*extra, str(root), "--allow-no-vcs"])
     return int(exit_info.value.code or 0)
 
 

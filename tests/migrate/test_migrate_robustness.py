@@ -132,7 +132,7 @@ def test_an_index_failure_skips_only_that_file(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setattr(engine, "index_file", flaky)
     with pytest.raises(SystemExit) as exit_info:
-        main([str(root), ])
+        main([str(root), "--allow-no-vcs"])
     out = capsys.readouterr().out
     assert exit_info.value.code == 1
     assert f"skipped {root / 'pkg' / 'a.py'}: project index failed: RecursionError" in out
@@ -154,7 +154,7 @@ def test_a_resolver_or_transform_failure_skips_only_that_file(tmp_path: Path, mo
 
     monkeypatch.setattr(ImportTable, "__init__", broken)
     with pytest.raises(SystemExit) as exit_info:
-        main(["check", str(root), ])
+        main(["check", str(root)])
     out = capsys.readouterr().out
     assert exit_info.value.code == 1
     assert (f"skipped {root / 'pkg' / 'b.py'}: transform failed: AttributeError: 'Match' object has no "
