@@ -94,7 +94,6 @@ CASES: list[Case] = [
         import mcp.types as types
         r = types.Resource(uri=AnyUrl("file:///a.txt"), name="a")
         """, """
-        from pydantic import AnyUrl
         import mcp.types as types
         r = types.Resource(uri="file:///a.txt", name="a")
         """, {"fixed"}),
@@ -366,7 +365,6 @@ CASES: list[Case] = [
         """, """
         from typing import Any
         from mcp.server.fastmcp import Context
-        from mcp.server.session import ServerSession
         async def a(ctx: Context) -> None: ...
         async def b(ctx: Context[AppContext]) -> None: ...
         async def c(ctx: Context[Any, Request]) -> None: ...
