@@ -9,7 +9,7 @@ comments and formatting ignored (the AST has none). Printed: the share of pairs 
 and per kind of change (each rule that fired on the v1 file; ``no-rule`` when none did), and the
 pairs that differ. Nothing of the SDK is stored in this repository: the checkout is read with git.
 
-    .venv/bin/python bench/migrate_groundtruth.py PATH-TO-python-sdk-CHECKOUT [--json]
+    .venv/bin/python bench/migrate_groundtruth.py PATH-TO-python-sdk-CHECKOUT [--select ALL] [--json]
 
 A missing checkout or missing commit is reported and skipped (exit 0), since CI cannot reach GitHub.
 """
@@ -86,14 +86,14 @@ def same(left: str, right: str) -> bool:
         return False
 
 
-def migrate_tree(root: Path) -> dict[str, tuple[str, set[str]]]:
+def migrate_tree(root: Path, select: list[str] | None = None) -> dict[str, tuple[str, set[str]]]:
     """Relative path -> (migrated text, rules that fired), for every Python file under ``root``."""
     from migrate import engine
     from migrate.discover import discover
     from migrate.rules import select_rules
 
     found = discover([root], [])
-    options = engine.Options(tuple(select_rules()), markers="none")
+    options = engine.Options(tuple(select_rules(select)), markers="none")
     out: dict[str, tuple[str, set[str]]] = {}
     for result in engine.run(found.files, options, jobs=1):
         if result.kind != "python":
@@ -106,7 +106,7 @@ def migrate_tree(root: Path) -> dict[str, tuple[str, set[str]]]:
     return out
 
 
-def measure(checkout: Path, v1_ref: str = V1_REF, main_ref: str = MAIN_REF) -> Outcome:
+def measure(checkout: Path, v1_ref: str = V1_REF, main_ref: str = MAIN_REF, select: list[str] | None = None) -> Outcome:
     outcome = Outcome()
     try:
         v1_files = [p for p in git(checkout, "ls-tree", "-r", "--name-only", v1_ref, "examples").split()
@@ -121,7 +121,7 @@ def measure(checkout: Path, v1_ref: str = V1_REF, main_ref: str = MAIN_REF) -> O
             target = root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(git(checkout, "show", f"{v1_ref}:{path}"), encoding="utf-8")
-        migrated = migrate_tree(root)
+        migrated = migrate_tree(root, select)
     for path in v1_files:
         ported = ported_path(path)
         if ported not in main_files or path not in migrated:
@@ -155,9 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkout", type=Path, help="a python-sdk git checkout (bare or not) holding both commits")
     parser.add_argument("--v1-ref", default=V1_REF)
     parser.add_argument("--main-ref", default=MAIN_REF)
+    parser.add_argument("--select", action="append", help="rules as for mcp-migrate --select (default: the "
+                                                             "default rules; ALL adds the optional ones)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    outcome = measure(args.checkout, args.v1_ref, args.main_ref)
+    outcome = measure(args.checkout, args.v1_ref, args.main_ref, args.select)
     sys.stdout.write(json.dumps(outcome.to_json(), indent=2) + "\n" if args.json else render(outcome))
     return 0
 

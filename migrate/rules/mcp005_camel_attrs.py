@@ -1,7 +1,8 @@
 """MCP005 camel-attrs: camelCase attribute reads/writes on MCP models -> snake_case.
 
-Only receivers provably of an ``mcp.types`` model are renamed (see ``provenance``); dict keys,
-strings, keyword arguments and the project's own classes are never touched (guards G2/G3). A
+Only receivers provably of an ``mcp.types`` model are renamed (see ``provenance``), also as the
+name given to ``hasattr``/``getattr``; dict keys, other strings, keyword arguments and the
+project's own classes are never touched (guards G2/G3). A
 camelCase field read on an unproven receiver in a file that uses ``mcp.types`` gets a marker.
 """
 
@@ -62,3 +63,25 @@ class Rule(Provenance):
         if self.report(original_node, f"`.{name}` -> `.{snake(name)}`", fixed=True):
             return updated_node.with_changes(attr=cst.Name(snake(name)))
         return updated_node
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        """``hasattr(result, "isError")``/``getattr(...)`` on a provable model: the name is a field read too."""
+        func = original_node.func
+        table = self.ctx.table()
+        if not (isinstance(func, cst.Name) and func.value in ("hasattr", "getattr")
+                and func.value not in table.local and func.value not in table.imports):
+            return updated_node
+        if len(original_node.args) < 2 or any(a.keyword for a in original_node.args[:2]):
+            return updated_node
+        field = original_node.args[1].value
+        name = field.evaluated_value if isinstance(field, cst.SimpleString) else None
+        if not isinstance(name, str) or name not in CAMEL_FIELDS or name in self.own_fields:
+            return updated_node
+        if not self.provable(original_node.args[0].value) or not self.can_fix:
+            return updated_node
+        if not self.report(original_node, f"`{func.value}(..., {name!r})` -> {snake(name)!r}", fixed=True):
+            return updated_node
+        quote = field.quote if isinstance(field, cst.SimpleString) else '"'
+        args = list(updated_node.args)
+        args[1] = args[1].with_changes(value=cst.SimpleString(f"{quote}{snake(name)}{quote}"))
+        return updated_node.with_changes(args=args)

@@ -309,6 +309,19 @@ CASES: list[Case] = [
         def show(item: object) -> None:
             print(item.mimeType)
         """, None, {"manual"}, 1),
+    Case("MCP005", """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if hasattr(result, 'structuredContent') and getattr(result, "isError", False):
+                pass
+        """, """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if hasattr(result, 'structured_content') and getattr(result, "is_error", False):
+                pass
+        """, {"fixed"}),
     Case("MCP017", """
         import mcp.types as types
         def dump(result: types.CallToolResult) -> dict:
@@ -653,6 +666,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP006", "def streamablehttp_client(url): ...\nstreamablehttp_client('x')\n"),
     ("MCP012", "from mylib import RequestContext\nx: RequestContext[int, None]\n"),
     ("MCP018", "from mylib import Context, ServerSession\nx: Context[ServerSession, None]\n"),
+    ("MCP005", "import mcp.types\ndef hasattr(o, n): ...\ndef f(x: mcp.types.Tool, d: dict):\n"
+               "    hasattr(x, 'inputSchema')\n    getattr(d, 'inputSchema')\n"),
     ("MCP026", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(name='x')\nfrom mylib import Other\nOther()\n"),
     ("MCP043", "import mcp.types\ndef f(ctx):\n    return ctx.fastmcp\n"),
     ("MCP045", "from mcp.server.mcpserver import MCPServer\nm = MCPServer('n', 'title')\n"),
