@@ -36,6 +36,8 @@ class Rule(RuleTransformer):
             return updated_node
         first = original_node.slice[0].slice
         session = first.value if isinstance(first, cst.Index) else None
+        if isinstance(session, cst.SimpleString):  # RequestContext["ClientSession", Any]: a forward reference
+            session = self._forward(session)
         if session is not None and self.resolves_to(session, CLIENT):
             if self.report(original_node, "-> `ClientRequestContext`", fixed=True):
                 self.needed.add("ClientRequestContext")
@@ -51,6 +53,15 @@ class Rule(RuleTransformer):
         self.report(original_node, "RequestContext was split: use ClientRequestContext (client callbacks) or "
                                    "ServerRequestContext[L, R]", fixed=False)
         return updated_node
+
+    def _forward(self, text: cst.SimpleString) -> cst.BaseExpression | None:
+        """The name a string annotation spells, resolved through this file's imports (a dotted name
+        bound by an import statement: the only forward references the import table can vouch for)."""
+        value = text.evaluated_value
+        if not isinstance(value, str) or not value.replace(".", "").isidentifier():
+            return None
+        expr = cst.parse_expression(value)
+        return expr if self.ctx.table().qualified(expr) else None
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         missing = [IMPORTS[n] for n in sorted(self.needed) if IMPORTS[n] not in updated_node.code]

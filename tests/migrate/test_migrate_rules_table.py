@@ -250,7 +250,18 @@ CASES: list[Case] = [
                    "    return mcp.get_context().request_id\n", None, {"manual"}, 1),
     Case("MCP029", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def test() -> None:\n"
                    "    assert await mcp.call_tool('t', {}) == 3\n", None, {"manual"}, 1),
-    Case("MCP034", "from mcp.client.auth import OAuthClientProvider, httpx\n", None, {"manual"}, 1),
+    Case("MCP034", "from mcp.client.auth import OAuthClientProvider, logger\n", None, {"manual"}, 1),
+    Case("MCP034", """
+        # auth
+        from mcp.client.auth import OAuthClientProvider, httpx, urljoin as join
+        from mcp.client.auth.oauth2 import time
+        """, """
+        # auth
+        from mcp.client.auth import OAuthClientProvider
+        import httpx
+        from urllib.parse import urljoin as join
+        import time
+        """, {"fixed"}),
     Case("MCP041", "import mcp.types as types\nmeta = types.RequestParams.Meta(progressToken=1)\n", None, {"manual"}, 1),
     Case("MCP042", "from mcp.types import LATEST_PROTOCOL_VERSION\n", None, {"manual"}, 1),
     Case("MCP047", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def t() -> None:\n"
@@ -367,6 +378,17 @@ CASES: list[Case] = [
         from mcp import ClientSession
         from mcp.client.context import ClientRequestContext
         async def sampling(ctx: ClientRequestContext, params: object) -> None: ...
+        """, {"fixed"}),
+    Case("MCP012", """
+        from typing import Any
+        from mcp import ClientSession
+        from mcp.shared.context import RequestContext
+        async def sampling(context: RequestContext["ClientSession", Any], params) -> None: ...
+        """, """
+        from typing import Any
+        from mcp import ClientSession
+        from mcp.client.context import ClientRequestContext
+        async def sampling(context: ClientRequestContext, params) -> None: ...
         """, {"fixed"}),
     Case("MCP018", """
         from typing import Any
