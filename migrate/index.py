@@ -75,6 +75,7 @@ class StartSite:
     ordinal: int = 0  # n-th call of ``receiver.method`` in this file
     scope: str = ""
     simple_transport: bool = True  # a dynamic transport given as a plain name/attribute (safe to repeat)
+    ignored: bool = False  # an inline ``# mcp-migrate: ignore[...]`` covers it: nothing may move there
 
 
 @dataclass
@@ -341,8 +342,10 @@ class _Collector(ast.NodeVisitor):
                 simple = isinstance(arg, ast.Name | ast.Attribute)
         receiver = ast.unparse(func.value)
         ordinal = self._next("site", receiver, func.attr)
+        lines = self.code.splitlines()[max(node.lineno - 2, 0): node.end_lineno or node.lineno]
         self.index.raw_sites.append(
-            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope, simple)
+            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope, simple,
+                      any("mcp-migrate: ignore" in line for line in lines))
         )
 
 

@@ -68,6 +68,9 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
     result = Plan(True)
     used: set[str] = set()
     for site in sites:
+        if site.ignored:  # all or nothing: never remove here what a start site will not receive
+            return Plan(False, f"a start site ({os.path.relpath(site.path, Path(ctor.path).parent)}:{site.line}) is "
+                               f"marked `mcp-migrate: ignore`; pass {', '.join(moved)} there by hand")
         literal = all(ctor.literal.get(k, False) for k in moved)
         elsewhere = site.path != ctor.path or bool(ctor.scope and site.scope != ctor.scope)
         hidden = [] if literal or not elsewhere else invisible(ctor, site, index)

@@ -19,7 +19,7 @@ class Rule(StartSiteEditor):
         "MCP019", "settings-mutation", Kind.REQUIRED, Safety.REVIEW,
         "`server.settings.<transport field> = v` -> pass it to run()/*_app()/run_*_async()", ANCHOR,
     )
-    TRIGGERS = (".settings.",)
+    TRIGGERS = (".settings.", "run", "_app")  # both ends: the write and every start site it moves to
 
     def moved_here(self, ctor: ServerCtor) -> dict[str, str]:
         return ctor.settings

@@ -95,3 +95,28 @@ def test_a_factory_in_another_module_reaches_the_start_site(tmp_path: Path,
     assert "server = MCPServer('x')" in (root / "svc" / "app.py").read_text()
     assert "app.run(transport='streamable-http', stateless_http=True)" in (root / "svc" / "__main__.py").read_text()
     assert "appmod.build().streamable_http_app(stateless_http=True)" in (root / "svc" / "asgi.py").read_text()
+
+
+def test_settings_writes_move_to_a_start_site_reached_through_a_factory(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    root = write(tmp_path, {
+        "svc/__init__.py": "",
+        "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('x')\nmcp.settings.port = 9001\n\n\n"
+                      "def build():\n    return mcp\n",
+        "svc/__main__.py": "from svc.app import build\n\nbuild().run(transport='sse')\n",
+    })
+    run([str(root), "--select", "MCP001,MCP003,MCP019"], capsys)
+    assert "settings" not in (root / "svc" / "app.py").read_text()
+    assert "build().run(transport='sse', port=9001)" in (root / "svc" / "__main__.py").read_text()
+
+
+def test_an_ignored_start_site_keeps_the_move_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = write(tmp_path, {
+        "svc/__init__.py": "",
+        "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('x')\nmcp.settings.port = 9001\n",
+        "svc/run.py": "from svc.app import mcp\n\nmcp.run(transport='sse')  # mcp-migrate: ignore[MCP019] ours\n",
+    })
+    code, out = run(["check", str(root), "--select", "MCP019", "--format", "json"], capsys)
+    assert code == 1
+    (finding,) = json.loads(out)["findings"]
+    assert finding["status"] == "manual" and "marked `mcp-migrate: ignore`" in finding["message"]
