@@ -9,7 +9,7 @@ from migrate.rules import all_rules, select_rules
 
 
 def test_ids_and_slugs_unique_and_well_formed() -> None:
-    metas = [r.META for r in all_rules()]
+    metas = list({id(r.META): r.META for r in all_rules()}.values())  # a rule's two halves share one META
     assert len({m.id for m in metas}) == len(metas)
     assert len({m.slug for m in metas}) == len(metas)
     for meta in metas:
