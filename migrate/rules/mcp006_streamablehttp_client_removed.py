@@ -16,6 +16,7 @@ from typing import ClassVar
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.imports import add_imports
 from migrate.rules.base import SymbolRename
 
 OLD = "mcp.client.streamable_http.streamablehttp_client"
@@ -108,15 +109,7 @@ class Rule(SymbolRename):
         return _commas(client), call.with_changes(args=kept)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self.need_import or "import httpx2\n" in updated_node.code:
-            return updated_node
-        body = list(updated_node.body)
-        position = 0
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
-                position = i + 1
-        return updated_node.with_changes(body=[*body[:position], cst.parse_statement("import httpx2\n"),
-                                               *body[position:]])
+        return add_imports(updated_node, ["import httpx2\n"]) if self.need_import else updated_node
 
 
 _EQ = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))

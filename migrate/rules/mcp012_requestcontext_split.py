@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import drop_unused
+from migrate.rules._lib.imports import add_imports, drop_unused
 from migrate.rules.base import RuleTransformer
 
 OLD = frozenset({"mcp.shared.context.RequestContext"})
@@ -68,10 +68,4 @@ class Rule(RuleTransformer):
         if not missing:
             return updated_node
         updated_node = drop_unused(updated_node, {"mcp.shared.context": frozenset({"RequestContext"})})
-        body = list(updated_node.body)
-        position = 0
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
-                position = i + 1
-        new = [cst.parse_statement(line) for line in missing]
-        return updated_node.with_changes(body=[*body[:position], *new, *body[position:]])
+        return add_imports(updated_node, missing)

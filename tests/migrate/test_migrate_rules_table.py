@@ -294,8 +294,18 @@ CASES: list[Case] = [
                    "    async def _handle_request(self, *a): ...\n", None, {"manual"}, 1),
     Case("MCP062", "from mcp.server.session import ServerSession\nclass Mine(ServerSession):\n    pass\n",
          None, {"manual"}, 1),
-    Case("MCP065", "from mcp import ClientSession\nasync def f(session: ClientSession) -> None:\n"
-                   "    await session.list_tools(cursor='c')\n", None, {"manual"}, 1),
+    Case("MCP065", """
+        from mcp import ClientSession
+        async def f(session: ClientSession, c: str) -> None:
+            await session.list_tools(cursor=c)
+            await session.list_prompts(c)
+        """, """
+        from mcp import ClientSession
+        from mcp.types import PaginatedRequestParams
+        async def f(session: ClientSession, c: str) -> None:
+            await session.list_tools(params=PaginatedRequestParams(cursor=c))
+            await session.list_prompts(params=PaginatedRequestParams(cursor=c))
+        """, {"fixed"}),
     Case("MCP070", "from mcp.client.streamable_http import StreamableHTTPTransport\n"
                    "t = StreamableHTTPTransport('http://x', headers={})\n", None, {"manual"}, 1),
     Case("MCP005", """
@@ -708,6 +718,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP006", "def streamablehttp_client(url): ...\nstreamablehttp_client('x')\n"),
     ("MCP012", "from mylib import RequestContext\nx: RequestContext[int, None]\n"),
     ("MCP018", "from mylib import Context, ServerSession\nx: Context[ServerSession, None]\n"),
+    ("MCP065", "from mcp import Client, ClientSession\nasync def f(c: Client, s: ClientSession) -> None:\n"
+               "    await c.list_tools(cursor='x')\n    await s.list_tools()\n"),
     ("MCP011", "import httpx2\nfrom mylib import httpx\n"),
     ("MCP005", "import mcp.types\ndef hasattr(o, n): ...\ndef f(x: mcp.types.Tool, d: dict):\n"
                "    hasattr(x, 'inputSchema')\n    getattr(d, 'inputSchema')\n"),

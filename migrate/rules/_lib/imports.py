@@ -42,3 +42,21 @@ def drop_unused(module: cst.Module, names: dict[str, frozenset[str]]) -> cst.Mod
         else:
             carried = [line for line in stmt.leading_lines if line.comment is not None]
     return module.with_changes(body=body) if changed else module
+
+
+def add_imports(module: cst.Module, lines: list[str]) -> cst.Module:
+    """Add import statements (``"import x\\n"`` source lines) missing from ``module`` after its
+    last top-level import (the module docstring and ``__future__`` imports stay first)."""
+    code = module.code
+    missing = [line for line in lines if line not in code]
+    if not missing:
+        return module
+    body = list(module.body)
+    position = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
+            position = i + 1
+        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
+            position = 1
+    new = [cst.parse_statement(line) for line in missing]
+    return module.with_changes(body=[*body[:position], *new, *body[position:]])
