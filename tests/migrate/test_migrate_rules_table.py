@@ -186,8 +186,24 @@ CASES: list[Case] = [
          None, {"manual"}, 1),
     Case("MCP225", "from mcp.server.lowlevel import Server\napp = Server('s')\n@app.subscribe_resource()\n"
                    "async def sub(uri) -> None: ...\n", None, {"manual"}, 1),
-    Case("MCP015", "import httpx\nfrom mcp.client.sse import sse_client\nc = sse_client(url, auth=httpx.BasicAuth('u', 'p'))\n",
+    Case("MCP015", "from httpx import BasicAuth\nfrom mcp.client.sse import sse_client\nc = sse_client(url, auth=BasicAuth('u', 'p'))\n",
          None, {"manual"}, 1),
+    Case("MCP015", """
+        import httpx
+        from mcp.client.auth import OAuthClientProvider
+        from mcp.client.streamable_http import streamable_http_client
+        a = streamable_http_client(u, http_client=httpx.AsyncClient(timeout=httpx.Timeout(5)))
+        b = httpx.AsyncClient(auth=OAuthClientProvider(x), follow_redirects=True)
+        """, """
+        import httpx
+        from mcp.client.auth import OAuthClientProvider
+        from mcp.client.streamable_http import streamable_http_client
+        import httpx2
+        # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)
+        a = streamable_http_client(u, http_client=httpx2.AsyncClient(timeout=httpx2.Timeout(5)))
+        # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)
+        b = httpx2.AsyncClient(auth=OAuthClientProvider(x), follow_redirects=True)
+        """, {"review"}, 2),
     Case("MCP036", S + "@mcp.tool('add', 'Adds numbers')\nasync def add(a: int) -> int:\n    return a\n",
          None, {"manual"}, 1),
     Case("MCP048", "from mcp.server.fastmcp.prompts.base import Prompt\nasync def f(p: Prompt) -> None:\n"
