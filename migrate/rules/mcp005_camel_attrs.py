@@ -8,24 +8,11 @@ camelCase field read on an unproven receiver in a file that uses ``mcp.types`` g
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.camel import CAMEL_FIELDS, snake
 from migrate.rules.provenance import Provenance
-
-CAMEL_FIELDS = frozenset(
-    """clientInfo costPriority createMessage createdAt destructiveHint elicitationId hasMore idempotentHint
-    includeContext inputSchema intelligencePriority isError lastUpdatedAt listChanged maxTokens mimeType
-    modelPreferences nextCursor openWorldHint outputSchema pollInterval progressToken protocolVersion readOnlyHint
-    requestId requestedSchema resourceTemplates serverInfo speedPriority statusMessage stopReason stopSequences
-    structuredContent systemPrompt taskId taskSupport toolChoice toolUseId uriTemplate websiteUrl""".split()
-)
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 class Rule(Provenance):

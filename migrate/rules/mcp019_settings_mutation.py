@@ -11,7 +11,7 @@ import libcst as cst
 
 from migrate.index import TRANSPORT_KWARGS, ServerCtor
 from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.mcp003_ctor_transport_kwargs import ANCHOR, StartSiteEditor, plan
+from migrate.rules._lib.transport import ANCHOR, StartSiteEditor, plan
 
 
 class Rule(StartSiteEditor):

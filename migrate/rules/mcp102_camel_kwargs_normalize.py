@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.camel import CAMEL_FIELDS, snake
 from migrate.rules.base import RuleTransformer
-from migrate.rules.mcp005_camel_attrs import CAMEL_FIELDS, snake
 
 
 class Rule(RuleTransformer):
