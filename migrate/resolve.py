@@ -16,11 +16,12 @@ import libcst as cst
 from migrate.index import absolute_module
 
 
-def _dotted(node: cst.BaseExpression | None) -> str | None:
+def dotted(node: cst.BaseExpression | None) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
+        base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
 
@@ -152,14 +153,14 @@ class ImportTable:
     def _small(self, small: cst.BaseSmallStatement) -> None:
         if isinstance(small, cst.Import):
             for alias in small.names:
-                name = _dotted(alias.name) or ""
+                name = dotted(alias.name) or ""
                 self.modules.append(name)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     self._bind_import(alias.asname.name.value, name)
                 else:
                     self._bind_import(name.split(".")[0], name.split(".")[0])
         elif isinstance(small, cst.ImportFrom):
-            module = _dotted(small.module) or ""
+            module = dotted(small.module) or ""
             if small.relative:
                 if not self.name:
                     return
@@ -169,7 +170,7 @@ class ImportTable:
                 self.star = True
                 return
             for alias in small.names:
-                name = _dotted(alias.name) or ""
+                name = dotted(alias.name) or ""
                 local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
                 self._bind_import(local, f"{module}.{name}")
         elif isinstance(small, cst.Assign):
@@ -184,7 +185,7 @@ class ImportTable:
             self._type_params(small.type_parameters)
 
     def qualified(self, node: cst.CSTNode) -> set[str]:
-        text = _dotted(node) if isinstance(node, cst.Name | cst.Attribute) else None
+        text = dotted(node) if isinstance(node, cst.Name | cst.Attribute) else None
         if text is None:
             return set()
         root, _, rest = text.partition(".")

@@ -81,16 +81,6 @@ class FileContext:
         return value() if isinstance(value, LazyValue) else value
 
 
-def dotted(node: cst.BaseExpression | None) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
 def build_dotted(text: str) -> cst.Name | cst.Attribute:
     parts = text.split(".")
     expr: cst.Name | cst.Attribute = cst.Name(parts[0])
