@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from migrate import engine, report
+from migrate.catalogue import PLANNED
 from migrate.config import dirty_files, load_config
 from migrate.discover import discover
 from migrate.model import FileResult
@@ -231,6 +232,8 @@ def rules_command() -> None:
     """List the rule catalogue (ID, slug, kind, fix safety)."""
     for meta in catalogue().values():
         typer.echo(f"{meta.id}  {meta.slug:40} {meta.kind!s:9} {meta.safety!s:12} {meta.summary}")
+    for rule_id, (slug, klass, _) in PLANNED.items():
+        typer.echo(f"{rule_id}  {slug:40} {'planned':9} {klass:12} not implemented yet")
 
 
 def route(argv: list[str]) -> list[str]:

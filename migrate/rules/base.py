@@ -5,13 +5,13 @@ concept in ``migrate.rules._lib``: ``context`` (file context, ignores, markers),
 
 from __future__ import annotations
 
+from migrate.resolve import dotted
 from migrate.rules._lib.context import (
     HIDDEN,
     IGNORE_RE,
     MARKER_PREFIX,
     FileContext,
     build_dotted,
-    dotted,
     ignore_table,
 )
 from migrate.rules._lib.detectors import CallDetector, Detector, KeywordEdit, SubclassDetector

@@ -17,7 +17,8 @@ from migrate.rules.provenance import Provenance
 
 class Rule(Provenance):
     META = RuleMeta("MCP005", "camel-attrs", Kind.REQUIRED, Safety.REVIEW,
-                    "camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)")
+                    "camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)",
+                    "field-names-changed-from-camelcase-to-snake_case")
     TRIGGERS = tuple(sorted(CAMEL_FIELDS))
 
     def __init__(self, *args: object, **kwargs: object) -> None:

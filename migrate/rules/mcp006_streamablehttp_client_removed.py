@@ -28,7 +28,8 @@ ADVICE = ("through http_client=httpx2.AsyncClient(headers=..., timeout=httpx2.Ti
 
 class Rule(SymbolRename):
     META = RuleMeta("MCP006", "streamablehttp-client-removed", Kind.REQUIRED, Safety.REVIEW,
-                    "`streamablehttp_client(...)` -> `streamable_http_client(url, http_client=httpx2.AsyncClient(...))`")
+                    "`streamablehttp_client(...)` -> `streamable_http_client(url, http_client=httpx2.AsyncClient(...))`",
+                    "streamablehttp_client-removed")
     RENAMES: ClassVar[dict[str, str]] = {OLD: "mcp.client.streamable_http.streamable_http_client"}
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -17,7 +17,8 @@ from migrate.rules.base import RuleTransformer, dotted
 from migrate.rules.undeclared import UndeclaredDependency
 
 META = RuleMeta("MCP011", "httpx-undeclared", Kind.REQUIRED, Safety.REVIEW,
-                "Own `import httpx` relied on mcp v1 to install httpx -> declare `httpx`")
+                "Own `import httpx` relied on mcp v1 to install httpx -> declare `httpx`",
+                "httpx-and-httpx-sse-replaced-by-httpx2")
 MANIFESTS = ("pyproject.toml", "setup.cfg", "setup.py", "Pipfile")
 
 

@@ -24,7 +24,8 @@ IMPORTS = {
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP012", "requestcontext-split", Kind.REQUIRED, Safety.SAFE,
-                    "`RequestContext[...]` -> `ClientRequestContext` / `ServerRequestContext[L, R]`")
+                    "`RequestContext[...]` -> `ClientRequestContext` / `ServerRequestContext[L, R]`",
+                    "requestcontext-type-parameters-simplified")
     TRIGGERS = ("RequestContext",)
 
     def __init__(self, *args: object, **kwargs: object) -> None:

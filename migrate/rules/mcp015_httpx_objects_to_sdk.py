@@ -32,6 +32,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REVIEW,
         "httpx objects handed to the SDK must be httpx2 (`http_client=`, `auth=`, `httpx_client_factory`)",
+        "httpx-and-httpx-sse-replaced-by-httpx2",
     )
     TRIGGERS = ("httpx",)
     RECEIVERS = OAUTH

@@ -18,7 +18,8 @@ SESSION_IMPORTS = {"mcp.server.session": frozenset({"ServerSession"}), "mcp.serv
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP018", "context-generic-params", Kind.REQUIRED, Safety.SAFE,
-                    "`Context[ServerSession, L(, R)]` -> `Context[L(, R)]` (bare `Context` when L is None/Any)")
+                    "`Context[ServerSession, L(, R)]` -> `Context[L(, R)]` (bare `Context` when L is None/Any)",
+                    "requestcontext-type-parameters-simplified")
     TRIGGERS = ("Context[",)
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Message unions are plain unions: drop `.root`, wrapper constructors, and `X.model_validate` on unions",
+        "replace-rootmodel-by-union-types-with-typeadapter-validation",
     )
     TRIGGERS = (
         "JSONRPCMessage",

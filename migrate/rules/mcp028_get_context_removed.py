@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`mcp.get_context()` -> injected `ctx: Context` parameter",
+        "mcpserverget_context-removed",
     )
     TRIGGERS = ("get_context",)
     METHODS = frozenset({"get_context"})

@@ -24,6 +24,7 @@ class Rule(Detector):
         Kind.REQUIRED,
         Safety.SAFE,
         "Names imported from `mcp.client.auth` that were only incidental re-exports (`httpx`, `logger`, `urljoin`, ...)",
+        "unchanged-auth-surfaces",
     )
     TRIGGERS = ("mcp.client.auth",)
     NAMES = frozenset(

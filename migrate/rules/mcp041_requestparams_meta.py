@@ -13,6 +13,7 @@ class Rule(Detector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`RequestParams.Meta` model -> `RequestParamsMeta` TypedDict",
+        "requestparamsmeta-replaced-with-requestparamsmeta-typeddict",
     )
     TRIGGERS = ("Meta",)
     NAMES = frozenset({"mcp.types.NotificationParams.Meta", "mcp.types.RequestParams.Meta"})

@@ -13,6 +13,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`FileResource(is_binary=...)` -> `encoding=` (unknown kwargs now raise)",
+        "fileresourceis_binary-replaced-by-encoding",
     )
     TRIGGERS = ("is_binary",)
     CALLEES = frozenset(

@@ -16,6 +16,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`ctx.client_id` removed",
+        "contextclient_id-removed",
     )
     TRIGGERS = ("client_id",)
     RECEIVERS = CONTEXT_CLASS

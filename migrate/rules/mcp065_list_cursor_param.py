@@ -23,6 +23,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.SAFE,
         "`session.list_tools(cursor=c)` -> `session.list_tools(params=PaginatedRequestParams(cursor=c))`",
+        "cursor-parameter-removed-from-clientsession-list-methods",
     )
     TRIGGERS = ("list_",)
     METHODS = frozenset({"list_prompts", "list_resource_templates", "list_resources", "list_tools"})

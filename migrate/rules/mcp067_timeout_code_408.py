@@ -16,6 +16,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REPORT,
         "Timeout detection by `e.error.code == 408` / `httpx.codes.REQUEST_TIMEOUT` silently never matches",
+        "client-request-timeouts-now-raise-32001-request_timeout-instead-of-408",
     )
     TRIGGERS = ("408", "REQUEST_TIMEOUT")
 

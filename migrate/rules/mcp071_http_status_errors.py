@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REPORT,
         "`except* httpx.HTTPStatusError` around `streamable_http_client` is dead code; per-call `MCPError` instead",
+        "streamable-http-non-2xx-responses-now-surface-as-per-request-json-rpc-errors",
     )
     TRIGGERS = ("HTTPStatusError", "HTTPError")
 

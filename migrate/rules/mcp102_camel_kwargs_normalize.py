@@ -17,6 +17,7 @@ class Rule(RuleTransformer):
         Kind.OPTIONAL,
         Safety.SAFE,
         "camelCase constructor kwargs on MCP models -> snake_case (`Tool(inputSchema=...)` -> `input_schema=`)",
+        "field-names-changed-from-camelcase-to-snake_case",
     )
     TRIGGERS = tuple(sorted(CAMEL_FIELDS))
 

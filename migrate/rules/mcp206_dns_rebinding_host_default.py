@@ -17,6 +17,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         'Mounted `streamable_http_app()`/`sse_app()` default `host="127.0.0.1"` -> DNS-rebinding protection on',
+        "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods",
     )
     TRIGGERS = ("_app(",)
     METHODS = frozenset(

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Client callbacks and notifications run concurrently (no ordering); raising callbacks answer code 0",
+        "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed",
     )
     TRIGGERS = ("_callback", "message_handler")
     CALLEES = frozenset(

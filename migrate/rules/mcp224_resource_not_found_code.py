@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Reading a missing resource answers -32602 with `data.uri` (was code 0)",
+        "resource-not-found-returns-32602-and-resource-lookups-raise-typed-exceptions-sep-2164",
     )
     TRIGGERS = (".code",)
 

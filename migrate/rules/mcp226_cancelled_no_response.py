@@ -20,6 +20,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Cancelled requests get no response (2025 streamable HTTP: -32800)",
+        "cancelled-requests-are-no-longer-answered",
     )
     TRIGGERS = ("notifications/cancelled", "CancelledNotification")
 

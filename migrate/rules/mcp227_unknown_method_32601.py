@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Unknown methods answer -32601 (was -32602)",
+        "unknown-request-methods-now-return-32601-method-not-found",
     )
     TRIGGERS = ("32602",)
 

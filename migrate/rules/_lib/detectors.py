@@ -9,7 +9,8 @@ import libcst as cst
 
 from migrate.index import SERVER_CLASSES as SERVER_NAMES
 from migrate.index import ServerCtor, absolute_module
-from migrate.rules._lib.context import FileContext, dotted
+from migrate.resolve import dotted
+from migrate.rules._lib.context import FileContext
 from migrate.rules._lib.transformer import RuleTransformer
 
 

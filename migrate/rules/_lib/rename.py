@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from migrate.rules._lib.context import build_dotted, dotted
+from migrate.resolve import dotted
+from migrate.rules._lib.context import build_dotted
 from migrate.rules._lib.transformer import RuleTransformer
 
 
