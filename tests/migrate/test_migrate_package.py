@@ -30,6 +30,7 @@ CALLS = [
     {"tool": "classify", "arguments": {"command": "forecast lima 3"}},
     {"tool": "classify", "arguments": {"command": "dance now please"}},
     {"tool": "report", "arguments": {"city": "Paris"}},
+    {"tool": "server_name", "arguments": {"upper": True}},
     {"method": "resources/read", "params": {"uri": "weather://cities"}},
     {"method": "resources/read", "params": {"uri": "weather://oslo/now"}},
     {"method": "prompts/get", "params": {"name": "brief", "arguments": {"city": "Lima"}}},
@@ -70,6 +71,9 @@ def test_the_package_is_rewritten_where_it_must_be(migrated: tuple[Path, Path]) 
     client = (pkg / "client.py").read_text()
     assert "result.is_error" in client and "tool.input_schema" in client and "item.mime_type" in client
     assert "TODO(mcp-migrate MCP206)" not in (pkg / "web.py").read_text()  # host= arrives from the constructor
+    tools = (pkg / "tools.py").read_text()  # get_context() on the server imported from app.py
+    assert "async def server_name(upper: bool = False, *, ctx: Context) -> str:" in tools
+    assert "get_context" not in tools and "name = ctx.mcp_server.name" in tools
     assert '"mcp[cli]>=2.3,<3"' in (new / "pyproject.toml").read_text()
 
 
@@ -96,5 +100,5 @@ def test_verify_finds_the_same_surface_and_answers(migrated: tuple[Path, Path], 
     assert proc.stdout.strip(), proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert report["differences"] == [] and report["ok"] is True
-    assert report["compared"] == {"tools": 3, "prompts": 1, "resources": 1, "resourceTemplates": 1,
+    assert report["compared"] == {"tools": 4, "prompts": 1, "resources": 1, "resourceTemplates": 1,
                                   "calls": len(CALLS)}

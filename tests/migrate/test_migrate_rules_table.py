@@ -273,7 +273,32 @@ CASES: list[Case] = [
          None, {"manual"}, 1),
     Case("MCP024", "from mcp.client.auth import OAuthClientProvider\nclass P(OAuthClientProvider):\n"
                    "    async def async_auth_flow(self, request): ...\n", None, {"manual"}, 1),
-    Case("MCP028", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef t() -> str:\n"
+    Case("MCP028", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP('x')
+        @mcp.tool()
+        def t() -> str:
+            return mcp.get_context().request_id
+        @mcp.prompt()
+        async def p(topic: str = "x") -> str:
+            ctx = mcp.get_context()
+            await ctx.info(topic)
+            return topic
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        from mcp.server.mcpserver import Context
+        mcp = FastMCP('x')
+        @mcp.tool()
+        def t(ctx: Context) -> str:
+            return ctx.request_id
+        @mcp.prompt()
+        async def p(topic: str = "x", *, ctx: Context) -> str:
+            await ctx.info(topic)
+            return topic
+        """, {"fixed"}),
+    Case("MCP028", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.resource('x://static')\n"
+                   "def r() -> str:\n    return mcp.get_context().request_id\n", None, {"manual"}, 1),
+    Case("MCP028", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\ndef helper() -> str:\n"
                    "    return mcp.get_context().request_id\n", None, {"manual"}, 1),
     Case("MCP029", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def test() -> None:\n"
                    "    assert await mcp.call_tool('t', {}) == 3\n", None, {"manual"}, 1),

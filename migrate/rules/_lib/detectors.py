@@ -12,6 +12,7 @@ from migrate.index import ServerCtor, absolute_module
 from migrate.resolve import dotted
 from migrate.rules._lib.context import FileContext
 from migrate.rules._lib.transformer import RuleTransformer
+from migrate.rules.sdk import CONTEXT_CLASS
 
 
 class Detector(RuleTransformer):
@@ -81,6 +82,9 @@ class CallDetector(RuleTransformer):
             return
         if (isinstance(value, cst.Call) and self.resolves_to(value.func, self.RECEIVERS)) or self.project_server(value):
             self.typed.add(name.value)
+        elif (self.RECEIVERS & CONTEXT_CLASS and isinstance(value, cst.Call) and not value.args
+              and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_context"):
+            self.typed.add(name.value)  # v1's `ctx = mcp.get_context()`: the Context MCP028 turns into a parameter
 
     def project_server(self, node: cst.BaseExpression) -> bool:
         """True when ``node`` is, through the project index, a server built somewhere in the project:

@@ -26,3 +26,11 @@ async def report(city: str, ctx: Context) -> dict[str, int]:
     """Structured temperature report."""
     await ctx.info(f"report for {city}")
     return {"temperature": CITIES.get(city.lower(), 0)}
+
+
+@mcp.tool()
+async def server_name(upper: bool = False) -> str:
+    """Name of the server answering."""
+    ctx = mcp.get_context()
+    name = ctx.fastmcp.name
+    return name.upper() if upper else name
