@@ -89,6 +89,7 @@ class ProjectIndex:
     aliases: dict[str, str] = field(default_factory=dict)  # module-level name -> what it is bound to
     settings_writes: list[tuple[str, str, str, str, int, bool]] = field(default_factory=list)
     tables: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> module-level bindings
+    assigned: dict[str, set[str]] = field(default_factory=dict)  # path -> names assigned at module level
     failures: dict[str, str] = field(default_factory=dict)  # path -> why indexing it raised
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
     _final: int = -1
@@ -279,8 +280,16 @@ class _Collector(ast.NodeVisitor):
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.generic_visit(node)
+        if not self.scopes and isinstance(node.target, ast.Name):
+            self.index.assigned.setdefault(self.path, set()).add(node.target.id)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        if not self.scopes:
+            self.index.assigned.setdefault(self.path, set()).update(
+                t.id for t in node.targets if isinstance(t, ast.Name))
         if len(node.targets) != 1:
             return
         target = node.targets[0]

@@ -62,9 +62,24 @@ def test_a_value_whose_names_are_in_scope_moves_as_written(tmp_path: Path,
     })
     run([str(root), "--select", "MCP001,MCP003"], capsys)
     app = (root / "svc" / "app.py").read_text()
-    assert "mcp = MCPServer('x')" in app
-    assert 'mcp._mcp_v1_transport = {"port": PORT, "host": HOST}' in app
-    assert "carries them: `HOST` not in scope at the start site in __main__.py" in app  # PORT is; HOST is not: stash, and why
+    assert "mcp = MCPServer('x')" in app and "_mcp_v1_transport" not in app
+    main = (root / "svc" / "__main__.py").read_text()  # PORT is in scope; HOST is imported from where it lives
+    assert "from svc.app import HOST\n" in main and "mcp.run(transport='sse', port=PORT, host=HOST)" in main
+    code, out = run([str(root), "--diff", "--select", "MCP001,MCP003"], capsys)
+    assert code == 0 and out == ""
+
+
+def test_the_stash_is_the_last_resort_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = write(tmp_path, {
+        "svc/__init__.py": "",
+        "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\n\ndef build(port):\n"
+                      "    server = FastMCP('x', port=port)\n    return server\n",
+        "svc/__main__.py": "from svc.app import build\n\napp = build(8000)\napp.run(transport='sse')\n",
+    })
+    run([str(root), "--select", "MCP001,MCP003"], capsys)
+    app = (root / "svc" / "app.py").read_text()
+    assert 'server._mcp_v1_transport = {"port": port}' in app
+    assert "carries them: `port` not in scope at the start site in __main__.py" in app
 
 
 def test_literal_names_in_scope_need_no_stash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import libcst as cst
 
 from migrate.index import ProjectIndex, ServerCtor, StartSite
+from migrate.rules._lib.imports import add_imports
 from migrate.rules._lib.transformer import RuleTransformer
 
 ANCHOR = "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"
@@ -40,6 +41,8 @@ class Plan:
     stash: bool = False
     review: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    # names a site module must import from the constructor's module to spell the values as written
+    imports: dict[str, list[str]] = field(default_factory=dict)
 
 
 def site_kwargs(site: StartSite, kwargs: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -69,6 +72,12 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
         literal = all(ctor.literal.get(k, False) for k in moved)
         elsewhere = site.path != ctor.path or bool(ctor.scope and site.scope != ctor.scope)
         hidden = [] if literal or not elsewhere else invisible(ctor, site, index)
+        lines = importable(ctor, site, index, hidden)
+        if hidden and lines:
+            result.imports.setdefault(site.path, []).extend(lines)
+            result.review.append(f"the start site in {os.path.relpath(site.path, Path(ctor.path).parent)} imports "
+                                 f"{', '.join(hidden)} as the constructor saw them")
+            hidden = []
         if hidden:
             where = (os.path.relpath(site.path, Path(ctor.path).parent) if site.path != ctor.path
                      else f"`{site.scope or '<module>'}`")
@@ -122,9 +131,36 @@ def invisible(ctor: ServerCtor, site: StartSite, index: ProjectIndex) -> list[st
     return hidden
 
 
+def importable(ctor: ServerCtor, site: StartSite, index: ProjectIndex, hidden: list[str]) -> list[str] | None:
+    """Import lines that make every hidden name mean at ``site`` what it means at the constructor: an
+    import of the constructor's module is repeated from its real home (``import os``), a module-level
+    name of that module is imported from it, provided the site's module already imports from it
+    under that spelling and binds none of the names otherwise; else None."""
+    if not hidden or ctor.scope or site.path == ctor.path:
+        return None
+    module = ctor.key.rsplit(".", 1)[0]
+    ctor_names = index.tables.get(ctor.path, {})
+    site_names = index.tables.get(site.path, {})
+    assigned = index.assigned.get(ctor.path, set())
+    if not any(q.startswith(module + ".") and q.count(".") == module.count(".") + 1 for q in site_names.values()):
+        return None
+    lines = []
+    for name in hidden:
+        target = ctor_names.get(name, f"{module}.{name}" if name in assigned else None)
+        if target is None or name in site_names:
+            return None
+        if target == name:
+            lines.append(f"import {name}\n")
+        else:
+            home, _, attr = target.rpartition(".")
+            lines.append(f"from {home} import {attr}\n" if attr == name else f"from {home} import {attr} as {name}\n")
+    return lines
+
+
 def value_expr(name: str, source: str, literal: bool) -> cst.BaseExpression:
     expr = cst.parse_expression(source)
-    if name == "port" and not literal and ("getenv" in source or "environ" in source):
+    converted = isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int"
+    if name == "port" and not literal and not converted and ("getenv" in source or "environ" in source):
         expr = cst.Call(func=cst.Name("int"), args=[cst.Arg(expr)])
     return expr
 
@@ -135,6 +171,10 @@ class StartSiteEditor(RuleTransformer):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.counts: dict[tuple[str, ...], int] = {}
+        self.site_imports: list[str] = []
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return site_imports(updated_node, self.site_imports)
 
     def _next(self, *key: str) -> int:
         value = self.counts.get(key, 0)
@@ -173,6 +213,7 @@ class StartSiteEditor(RuleTransformer):
             return updated
         if not self.report(original, "receives the transport kwargs from the constructor", fixed=True):
             return updated
+        self.site_imports.extend(i for i in decision.imports.get(self.ctx.path, []) if i not in self.site_imports)
         args = list(updated.args)
         if args:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
@@ -239,3 +280,8 @@ def _transport_expr(call: cst.Call) -> cst.BaseExpression | None:
 DESTINATIONS_BY_METHOD = frozenset({"run", "run_sse_async", "run_streamable_http_async", "sse_app",
                                     "streamable_http_app"})
 ALL_KWARGS = frozenset(HTTP) | frozenset(SSE)
+
+
+def site_imports(module: cst.Module, lines: list[str]) -> cst.Module:
+    """The import lines a moved value needs at a start site (see ``importable``)."""
+    return add_imports(module, lines) if lines else module
