@@ -28,6 +28,15 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return int(exit_info.value.code or 0), capsys.readouterr().out
 
 
+def fixed(tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str],
+          select: str = "MCP001,MCP003") -> dict[str, str]:
+    """Migrate a package made of ``files``; check a second run changes nothing; return the texts."""
+    root = write(tmp_path, {"svc/__init__.py": "", **files})
+    run([str(root), "--select", select], capsys)
+    assert run([str(root), "--diff", "--select", select], capsys) == (0, "")
+    return {name: (root / name).read_text() for name in files}
+
+
 SERVER_PKG = {
     "pkg/__init__.py": "from .app import mcp\n",
     "pkg/app.py": "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('x', version='1')\n",
@@ -53,76 +62,62 @@ def test_server_receiver_rules_fire_through_imports_and_factories(tmp_path: Path
 
 def test_a_value_whose_names_are_in_scope_moves_as_written(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    root = write(tmp_path, {
-        "svc/__init__.py": "",
+    out = fixed(tmp_path, capsys, {
         "svc/config.py": "PORT = 8123\n",
         "svc/app.py": "from mcp.server.fastmcp import FastMCP\nfrom svc.config import PORT\n\n"
                       "mcp = FastMCP('x', port=PORT, host=HOST)\nHOST = '0.0.0.0'\n",
         "svc/__main__.py": "from .config import PORT\nfrom .app import mcp\n\nmcp.run(transport='sse')\n",
     })
-    run([str(root), "--select", "MCP001,MCP003"], capsys)
-    app = (root / "svc" / "app.py").read_text()
+    app = out["svc/app.py"]
     assert "mcp = MCPServer('x')" in app and "_mcp_v1_transport" not in app
-    main = (root / "svc" / "__main__.py").read_text()  # PORT is in scope; HOST is imported from where it lives
+    main = out["svc/__main__.py"]  # PORT is in scope; HOST is imported from where it lives
     assert "from svc.app import HOST\n" in main and "mcp.run(transport='sse', port=PORT, host=HOST)" in main
-    code, out = run([str(root), "--diff", "--select", "MCP001,MCP003"], capsys)
-    assert code == 0 and out == ""
 
 
 def test_the_stash_is_the_last_resort_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = write(tmp_path, {
-        "svc/__init__.py": "",
+    out = fixed(tmp_path, capsys, {
         "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\n\ndef build(port):\n"
                       "    server = FastMCP('x', port=port)\n    return server\n",
         "svc/__main__.py": "from svc.app import build\n\napp = build(8000)\napp.run(transport='sse')\n",
     })
-    run([str(root), "--select", "MCP001,MCP003"], capsys)
-    app = (root / "svc" / "app.py").read_text()
+    app = out["svc/app.py"]
     assert 'server._mcp_v1_transport = {"port": port}' in app
     assert "carries them: `port` not in scope at the start site in __main__.py" in app
 
 
 def test_literal_names_in_scope_need_no_stash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = write(tmp_path, {
-        "svc/__init__.py": "",
+    out = fixed(tmp_path, capsys, {
         "svc/config.py": "PORT = 8123\n",
         "svc/app.py": "from mcp.server.fastmcp import FastMCP\nfrom svc.config import PORT\n\n"
                       "mcp = FastMCP('x', port=PORT)\n",
         "svc/__main__.py": "from .config import PORT\nfrom .app import mcp\n\nmcp.run(transport='sse')\n",
     })
-    run([str(root), "--select", "MCP001,MCP003"], capsys)
-    assert "_mcp_v1_transport" not in (root / "svc" / "app.py").read_text()
-    assert "mcp.run(transport='sse', port=PORT)" in (root / "svc" / "__main__.py").read_text()
-    code, out = run([str(root), "--diff", "--select", "MCP001,MCP003"], capsys)
-    assert code == 0 and out == ""
+    assert "_mcp_v1_transport" not in out["svc/app.py"]
+    assert "mcp.run(transport='sse', port=PORT)" in out["svc/__main__.py"]
 
 
 def test_a_factory_in_another_module_reaches_the_start_site(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    root = write(tmp_path, {
-        "svc/__init__.py": "",
+    out = fixed(tmp_path, capsys, {
         "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\n\ndef build():\n"
                       "    server = FastMCP('x', stateless_http=True)\n    return server\n",
         "svc/__main__.py": "from svc.app import build\n\napp = build()\napp.run(transport='streamable-http')\n",
         "svc/asgi.py": "from . import app as appmod\n\nasgi = appmod.build().streamable_http_app()\n",
     })
-    run([str(root), "--select", "MCP001,MCP003"], capsys)
-    assert "server = MCPServer('x')" in (root / "svc" / "app.py").read_text()
-    assert "app.run(transport='streamable-http', stateless_http=True)" in (root / "svc" / "__main__.py").read_text()
-    assert "appmod.build().streamable_http_app(stateless_http=True)" in (root / "svc" / "asgi.py").read_text()
+    assert "server = MCPServer('x')" in out["svc/app.py"]
+    assert "app.run(transport='streamable-http', stateless_http=True)" in out["svc/__main__.py"]
+    assert "appmod.build().streamable_http_app(stateless_http=True)" in out["svc/asgi.py"]
 
 
 def test_settings_writes_move_to_a_start_site_reached_through_a_factory(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    root = write(tmp_path, {
-        "svc/__init__.py": "",
+    out = fixed(tmp_path, capsys, {
         "svc/app.py": "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('x')\nmcp.settings.port = 9001\n\n\n"
                       "def build():\n    return mcp\n",
         "svc/__main__.py": "from svc.app import build\n\nbuild().run(transport='sse')\n",
-    })
-    run([str(root), "--select", "MCP001,MCP003,MCP019"], capsys)
-    assert "settings" not in (root / "svc" / "app.py").read_text()
-    assert "build().run(transport='sse', port=9001)" in (root / "svc" / "__main__.py").read_text()
+    }, "MCP001,MCP003,MCP019")
+    assert "settings" not in out["svc/app.py"]
+    assert "build().run(transport='sse', port=9001)" in out["svc/__main__.py"]
 
 
 def test_an_ignored_start_site_keeps_the_move_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
