@@ -28,6 +28,7 @@ from pathlib import Path
 
 V1_REF = "98b7159cb89274964055d2c016e3360a551280d0"  # tag v1.29.0
 MAIN_REF = "57394b0548d1e2dc2dce8d67d84985769df3b8bb"  # main, the commit the rule catalogue cites
+MIGRATED = (".py", ".toml", ".cfg", ".txt")
 RENAMES = (("examples/fastmcp/", "examples/mcpserver/"),
            ("examples/snippets/servers/fastmcp_quickstart.py", "examples/snippets/servers/mcpserver_quickstart.py"))
 
@@ -109,15 +110,16 @@ def migrate_tree(root: Path, select: list[str] | None = None) -> dict[str, tuple
 def measure(checkout: Path, v1_ref: str = V1_REF, main_ref: str = MAIN_REF, select: list[str] | None = None) -> Outcome:
     outcome = Outcome()
     try:
-        v1_files = [p for p in git(checkout, "ls-tree", "-r", "--name-only", v1_ref, "examples").split()
-                    if p.endswith(".py")]
+        v1_tree = [p for p in git(checkout, "ls-tree", "-r", "--name-only", v1_ref, "examples").split()
+                   if p.endswith(MIGRATED)]  # manifests too: rules look for them
+        v1_files = [p for p in v1_tree if p.endswith(".py")]
         main_files = set(git(checkout, "ls-tree", "-r", "--name-only", main_ref, "examples").split())
     except (LookupError, OSError) as exc:
         outcome.skipped = f"{checkout}: {exc}"
         return outcome
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for path in v1_files:
+        for path in v1_tree:
             target = root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(git(checkout, "show", f"{v1_ref}:{path}"), encoding="utf-8")
