@@ -357,7 +357,17 @@ CASES: list[Case] = [
     Case("MCP078", "from mcp.shared.auth import OAuthClientInformationFull\n"
                    "c = OAuthClientInformationFull(client_id='c', redirect_uris=['http://x'])\n", None, {"manual"}, 1),
     Case("MCP051", "from mcp.server.fastmcp.resources import FileResource\nr = FileResource(uri='file:///a', "
-                   "path=p, is_binary=True)\n", None, {"manual"}, 1),
+                   "path=p, is_binary=flag)\n", None, {"manual"}, 1),
+    Case("MCP051", """
+        from mcp.server.fastmcp.resources import FileResource
+        a = FileResource(uri="file:///a", path=p, is_binary=True)
+        b = FileResource(uri="file:///b", is_binary=False, path=p)
+        """, """
+        from mcp.server.fastmcp.resources import FileResource
+        a = FileResource(uri="file:///a", path=p, encoding=None)
+        # TODO(mcp-migrate MCP051): is_binary=False dropped (text is the default); v2 decodes utf-8-sig, not the locale encoding
+        b = FileResource(uri="file:///b", path=p)
+        """, {"fixed", "review"}, 1),
     Case("MCP054", """
         from mcp.server.fastmcp import Context
         def t(ctx: Context) -> str:
