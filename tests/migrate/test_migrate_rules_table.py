@@ -335,6 +335,17 @@ CASES: list[Case] = [
         import time
         """, {"fixed"}),
     Case("MCP041", "import mcp.types as types\nmeta = types.RequestParams.Meta(progressToken=1)\n", None, {"manual"}, 1),
+    Case("MCP041", """
+        from mcp.server.fastmcp import Context
+        async def t(ctx: Context) -> None:
+            if ctx.request_context.meta and ctx.request_context.meta.progressToken:
+                await ctx.session.send_progress_notification(ctx.request_context.meta.progressToken, 1)
+        """, """
+        from mcp.server.fastmcp import Context
+        async def t(ctx: Context) -> None:
+            if ctx.request_context.meta and ctx.request_context.meta.get("progress_token"):
+                await ctx.session.send_progress_notification(ctx.request_context.meta.get("progress_token"), 1)
+        """, {"fixed"}),
     Case("MCP042", "from mcp.types import LATEST_PROTOCOL_VERSION\n", None, {"manual"}, 1),
     Case("MCP047", "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nasync def t() -> None:\n"
                    "    await mcp.read_resource('x://y')\n", None, {"manual"}, 1),
@@ -778,6 +789,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("MCP029", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.call_tool('t', {})\n"),
     ("MCP034", "from mcp.client.auth import OAuthClientProvider\nimport httpx\n"),
     ("MCP041", "import mcp.types\nclass RequestParams:\n    class Meta: ...\nRequestParams.Meta()\n"),
+    ("MCP041", "import mcp.types\ndef f(job):\n    return job.meta.progressToken\n"),
     ("MCP042", "import mcp.types\nLATEST_PROTOCOL_VERSION = '2025-06-18'\nprint(LATEST_PROTOCOL_VERSION)\n"),
     ("MCP047", "from mcp import ClientSession\nasync def f(s: ClientSession) -> None:\n    await s.read_resource('x')\n"),
     ("MCP051", "from mylib import FileResource\nFileResource(is_binary=True)\n"),
