@@ -27,6 +27,17 @@ EXTRA = [
                 await session.list_tools()
         """, None, set()),
     Case("ALL", EVERY_STATEMENT, None, set()),
+    # seen on the SDK's own v1.29.0 tests: MCP028 turns these receivers into a `ctx: Context` parameter,
+    # so the Context rules must see `server.get_context()` in the first run already
+    Case("MCP028", """
+        from mcp.server.fastmcp import FastMCP
+        server = FastMCP("t")
+        @server.tool("log")
+        async def log(message: str) -> bool:
+            await server.get_context().log(level="info", message=message)
+            value = await server.get_context().session.create_message(messages=[], max_tokens=1)
+            return bool(value)
+        """, None, set()),
 ]
 
 

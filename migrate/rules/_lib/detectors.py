@@ -82,9 +82,14 @@ class CallDetector(RuleTransformer):
             return
         if (isinstance(value, cst.Call) and self.resolves_to(value.func, self.RECEIVERS)) or self.project_server(value):
             self.typed.add(name.value)
-        elif (self.RECEIVERS & CONTEXT_CLASS and isinstance(value, cst.Call) and not value.args
-              and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_context"):
+        elif self.context_call(value):
             self.typed.add(name.value)  # v1's `ctx = mcp.get_context()`: the Context MCP028 turns into a parameter
+
+    def context_call(self, node: cst.BaseExpression) -> bool:
+        """``<server>.get_context()`` where this rule's receivers are contexts (MCP028 makes it a parameter,
+        so a second run would see a typed ``ctx``: the first run must see it too)."""
+        return (bool(self.RECEIVERS & CONTEXT_CLASS) and isinstance(node, cst.Call) and not node.args
+                and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_context")
 
     def project_server(self, node: cst.BaseExpression) -> bool:
         """True when ``node`` is, through the project index, a server built somewhere in the project:
@@ -141,7 +146,7 @@ class CallDetector(RuleTransformer):
             return True
         while isinstance(node, cst.Attribute):
             node = node.value
-        return isinstance(node, cst.Name) and node.value in self.typed
+        return (isinstance(node, cst.Name) and node.value in self.typed) or self.context_call(node)
 
     def is_site(self, node: cst.Call) -> bool:
         func = node.func
