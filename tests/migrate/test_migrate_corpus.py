@@ -86,7 +86,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     copy = tmp_path_factory.mktemp("corpus") / "examples"
     shutil.copytree(pristine, copy)
     proc = subprocess.run(
-        [sys.executable, "-m", "migrate", str(copy), "--format", "json", "--allow-dirty", "--jobs", "2"],
+        [sys.executable, "-m", "migrate", str(copy), "--format", "json", "--allow-dirty", "--allow-no-vcs", "--jobs", "2"],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr
