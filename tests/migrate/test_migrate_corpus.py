@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 INTROSPECT = HERE / "migrate_introspect.py"
 MISSING_RE = re.compile(r"No module named '([A-Za-z0-9_]+)")
 
-pytestmark = [pytest.mark.legacy_peer, pytest.mark.slow]
+pytestmark = [pytest.mark.legacy_peer, pytest.mark.slow, pytest.mark.timeout(1500)]  # the module fixture migrates 64 examples
 
 
 def introspect(python: str, path: Path, overlay: Path | None = None) -> dict[str, Any]:
