@@ -147,8 +147,8 @@ def client_declares(caps: dict[str, Any], input_request: dict[str, Any]) -> bool
             return False
         if ("tools" in params or "toolChoice" in params) and not isinstance(sampling.get("tools"), dict):
             return False
-        if params.get("includeContext") in ("thisServer", "allServers") and not isinstance(sampling.get("context"), dict):
-            return False
+        # `includeContext` is not checked: 2025-11-25 client/sampling.mdx says servers SHOULD use it only
+        # with `sampling.context` declared (a SHOULD aimed at the server); the bridge is no stricter.
         return True
     if method == "elicitation/create":
         elicitation = caps.get("elicitation")
