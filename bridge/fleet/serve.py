@@ -332,12 +332,13 @@ def use_json_logs() -> None:
         handler.setFormatter(JsonFormatter())
 
 
-def serve_fleet(config_path: str, host: str | None = None, port: int | None = None) -> None:
+def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json") -> None:
     """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
     else 127.0.0.1:8808."""
-    import uvicorn
+    from bridge import clikit
 
-    use_json_logs()
+    if log_format == "json":
+        use_json_logs()
     try:  # fail fast, before binding, with the line-aware message
         cfg = fc.load(config_path)
         for name, server in cfg.enabled().items():
@@ -351,7 +352,10 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
     router = Router(config_path)
     app = build_fleet_app(router)
-    log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp", host, port,
-             extra={"event": "listening", "host": host, "port": port, "config": config_path})
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run()
+
+    def announce(host: str, port: int) -> None:  # after the bind succeeded
+        log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp (servers: %s)", host, port,
+                 ", ".join(sorted(cfg.enabled())) or "none",
+                 extra={"event": "listening", "host": host, "port": port, "config": config_path, "servers": sorted(cfg.enabled())})
+
+    clikit.run_asgi(app, host, port, announce)
