@@ -156,7 +156,7 @@ class Observer:
             status = self.upstream.status()
         except Exception as exc:  # noqa: BLE001 - a status bug must not break the probe
             status = {"error": str(exc)}
-        body: dict[str, Any] = {"status": "ok" if ok else "down", "upstream": self.target.describe(), "upstream_status": status}
+        body: dict[str, Any] = {"status": "ok" if ok else "down", "target": self.target.describe(), "upstream": status}
         if not ok:
             body["reason"] = reason
         return body
@@ -226,3 +226,13 @@ class HostGuard:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+# --- fleet ------------------------------------------------------------------------------------------
+
+
+def fleet_health_status(body: dict[str, Any], strict: bool) -> int:
+    """Fleet /healthz: 200 with every server's state (the bridge is up); with ``?strict=1``, 503 while any
+    server is not ``ok``. Adds ``down``: the names of those servers."""
+    body["down"] = sorted(name for name, server in (body.get("servers") or {}).items() if server.get("state") != "ok")
+    return 503 if strict and body["down"] else 200

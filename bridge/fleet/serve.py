@@ -4,7 +4,7 @@ Routes::
 
     /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
     /servers/<name>/healthz   that server's state
-    /healthz                  every server's state (200 even when some are down: the bridge is up)
+    /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then)
     /metrics                  Prometheus text format
     /admin/reload             POST, loopback clients only: re-read the config (as SIGHUP does)
 
@@ -251,7 +251,10 @@ class Router:
         return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse(self.health())
+        from bridge.observe import fleet_health_status
+
+        body = self.health()
+        return JSONResponse(body, status_code=fleet_health_status(body, request.query_params.get("strict") in ("1", "true")))
 
     async def metrics_endpoint(self, request: Request) -> Response:
         return PlainTextResponse(self.render_metrics(), media_type="text/plain; version=0.0.4; charset=utf-8")
