@@ -28,7 +28,7 @@ fi
 
 # 2. Environments: only what the demo needs.
 PYTHON="${PYTHON:-python3}"
-if [ -x .venv/bin/python ] && .venv/bin/python -c "import bridge, mcp" 2>/dev/null; then
+if [ -x .venv/bin/mcp-eras ] && .venv/bin/mcp-eras --version >/dev/null 2>&1 && .venv/bin/python -c "import mcp" 2>/dev/null; then
     PY=.venv/bin/python
 else
     PY=.venvs/demo/bin/python
