@@ -76,8 +76,8 @@ class Running:
         raise TimeoutError("no 'listening' line:\n" + "".join(self.log))
 
     def interrupt(self, timeout: float = 30) -> tuple[int, str]:
-        """Ctrl-C as a terminal sends it, and the rest of stderr."""
-        self.proc.send_signal(signal.SIGINT)
+        """Ctrl-C as a terminal sends it (to the bridge's whole process group), and the rest of stderr."""
+        os.killpg(self.proc.pid, signal.SIGINT)
         _, err = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, "".join(self.log) + err
 
