@@ -172,8 +172,10 @@ def run(app: typer.Typer, argv: list[str] | None, prog: str = PROG,
     except typer.Exit as exc:
         return exc.exit_code
     except click_exc.UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} -h')" if exc.ctx is not None else ""
-        _say(prog, _one_line(exc.format_message()) + hint)
+        message = _one_line(exc.format_message())
+        if message:  # (no arguments at all: the help was printed already)
+            hint = f" (see '{exc.ctx.command_path} -h')" if exc.ctx is not None else ""
+            _say(prog, message + hint)
         return 2
     except click_exc.ClickException as exc:
         _say(prog, _one_line(exc.format_message()))
