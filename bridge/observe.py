@@ -236,3 +236,13 @@ def fleet_health_status(body: dict[str, Any], strict: bool) -> int:
     server is not ``ok``. Adds ``down``: the names of those servers."""
     body["down"] = sorted(name for name, server in (body.get("servers") or {}).items() if server.get("state") != "ok")
     return 503 if strict and body["down"] else 200
+
+
+async def fleet_readyz(router: Any, request: Request) -> Response:
+    """Fleet /readyz: 200 once the config is loaded and every server has made its first start attempt."""
+    if getattr(router, "config", None) is None:
+        return PlainTextResponse("not ready: config not loaded\n", status_code=503)
+    pending = sorted(name for name, entry in router.entries.items() if entry.started is not None and not entry.started.done())
+    if pending:
+        return PlainTextResponse(f"not ready: starting {', '.join(pending)}\n", status_code=503)
+    return PlainTextResponse("ready\n")

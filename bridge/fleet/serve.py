@@ -5,6 +5,7 @@ Routes::
     /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
     /servers/<name>/healthz   that server's state
     /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then)
+    /readyz                   200 once the config is loaded and every server made its first start attempt
     /metrics                  Prometheus text format
     /admin/reload             POST, loopback clients only: re-read the config (as SIGHUP does)
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import signal
@@ -41,6 +43,7 @@ from bridge.fleet.metrics import Metrics
 from bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from bridge.jsonrpc import INVALID_REQUEST
+from bridge.observe import fleet_health_status, fleet_readyz
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -251,8 +254,6 @@ class Router:
         return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
 
     async def healthz(self, request: Request) -> Response:
-        from bridge.observe import fleet_health_status
-
         body = self.health()
         return JSONResponse(body, status_code=fleet_health_status(body, request.query_params.get("strict") in ("1", "true")))
 
@@ -299,6 +300,7 @@ def build_fleet_app(router: Router) -> Starlette:
         Route("/servers/{name}/mcp", router.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/servers/{name}/healthz", router.server_health, methods=["GET"]),
         Route("/healthz", router.healthz, methods=["GET"]),
+        Route("/readyz", functools.partial(fleet_readyz, router), methods=["GET"]),
         Route("/metrics", router.metrics_endpoint, methods=["GET"]),
         Route("/admin/reload", router.admin_reload, methods=["POST"]),
     ]

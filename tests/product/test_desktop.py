@@ -5,6 +5,7 @@ Also fleet /healthz?strict=1."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -35,8 +36,6 @@ def test_every_host_has_a_sample() -> None:
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_samples_parse_with_one_warning_per_foreign_key(name: str) -> None:
-    import json
-
     enabled, foreign = SAMPLES[name]
     path = DESKTOP / name
     data = json.loads(path.read_text())
@@ -84,5 +83,33 @@ def test_serve_config_starts_and_lists_the_servers(name: str) -> None:
         strict = httpx.get(f"http://127.0.0.1:{port}/healthz?strict=1", timeout=10)
         assert strict.status_code == 503 and "everything" not in strict.json()["down"]
         assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+        ready = _wait_ready(f"http://127.0.0.1:{port}/readyz")
+        assert ready.status_code == 200 and ready.text == "ready\n"
         code, err = bridge.interrupt()
     assert code in (0, 130) and "Traceback" not in err
+
+
+def _wait_ready(url: str) -> httpx.Response:
+    """/readyz turns 200 once every server made its first start attempt (failures included)."""
+    deadline = time.monotonic() + 60
+    while True:
+        resp = httpx.get(url, timeout=10)
+        if resp.status_code == 200 or time.monotonic() > deadline:
+            return resp
+        assert resp.text.startswith("not ready: ")
+        time.sleep(0.2)
+
+
+def test_fleet_port_in_use_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    from product_helpers import assert_one_line_error, bridge, tiny_cmd
+
+    config = tmp_path / "fleet.json"
+    config.write_text(json.dumps({"mcpServers": {"tiny": {"command": tiny_cmd()[0], "args": tiny_cmd()[1:]}}}))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = bridge("serve", "--config", str(config), "--port", str(port), "--log-level", "error")
+    assert_one_line_error(proc, 1, f"cannot listen on 127.0.0.1:{port}: address already in use")
