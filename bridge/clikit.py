@@ -34,7 +34,8 @@ DIST = "mcp-eras"
 ENV_PREFIX = "MCP_BRIDGE_"
 ERA_CHOICES = ("auto", eras.LEGACY, eras.MODERN)
 LOG_FORMATS = ("text", "json")
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "MCP_BRIDGE"}
+"""-h everywhere; options without an explicit variable read MCP_BRIDGE_<COMMAND>_<OPTION> (probe, verify, reload)."""
 
 log = logging.getLogger("mcp_bridge")
 
@@ -81,7 +82,7 @@ def _set_debug(value: bool) -> bool:
 
 
 VersionOpt = Annotated[bool, typer.Option("--version", is_eager=True, callback=_show_version, expose_value=True,
-                                          help="Print the version and exit.")]
+                                          allow_from_autoenv=False, help="Print the version and exit.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", envvar=env("debug"), callback=_set_debug,
                                         help="Debug logging, and tracebacks for errors.")]
 LogLevelOpt = Annotated[str, typer.Option(envvar=env("log_level"), help="debug | info | warning | error")]

@@ -201,3 +201,11 @@ def test_fleet_cli_is_a_sub_app_without_an_import_cycle() -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['probe', 'reload', 'verify']"
     assert isinstance(__import__("bridge.cli", fromlist=["app"]).app, typer.Typer)
+
+
+def test_fleet_commands_read_mcp_bridge_command_option_variables() -> None:
+    proc = bridge("verify", "a", "b", env={"MCP_BRIDGE_VERIFY_ACCEPT": "/no/such/accept.json"})
+    assert_one_line_error(proc, 2, "--accept: ")
+    # A variable that names no option (e.g. a deployment's own MCP_BRIDGE_VERSION) is not read as --version.
+    assert_one_line_error(bridge("serve", "--", sys.executable, "-c", "", env={"MCP_BRIDGE_VERSION": "1.2", "MCP_BRIDGE_PORT": "x"}),
+                          2, "MCP_BRIDGE_PORT")
