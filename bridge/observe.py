@@ -150,20 +150,19 @@ class Observer:
             return False, f"upstream answered {err.get('code')}: {err.get('message')}"
         return True, ""
 
-    def _body(self, ok: bool, reason: str) -> dict[str, Any]:
-        status: dict[str, Any] = {}
+    def _status(self) -> dict[str, Any]:
         try:
-            status = self.upstream.status()
+            return self.upstream.status()
         except Exception as exc:  # noqa: BLE001 - a status bug must not break the probe
-            status = {"error": str(exc)}
+            return {"error": str(exc)}
+
+    async def healthz(self, request: Request) -> Response:
+        status = self._status()  # the state when the request came, before the check's round trip
+        ok, reason = await self.check()
         body: dict[str, Any] = {"status": "ok" if ok else "down", "target": self.target.describe(), "upstream": status}
         if not ok:
             body["reason"] = reason
-        return body
-
-    async def healthz(self, request: Request) -> Response:
-        ok, reason = await self.check()
-        return JSONResponse(self._body(ok, reason), status_code=200 if ok else 503)
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     async def readyz(self, request: Request) -> Response:
         ok, reason = await self.check()
