@@ -28,7 +28,7 @@ from migrate.discover import discover
 from migrate.model import FileResult
 from migrate.rules import catalogue, select_rules, unknown_tokens
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")
 COMMANDS = ("fix", "check", "rules")
 
@@ -236,9 +236,23 @@ def rules_command() -> None:
         typer.echo(f"{rule_id}  {slug:40} {'planned':9} {klass:12} not implemented yet")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        typer.echo(f"mcp-eras {metadata.version('mcp-eras')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version.")] = False,
+          ) -> None:
+    """Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer). `mcp-migrate PATH` is `mcp-migrate fix PATH`."""
+
+
 def route(argv: list[str]) -> list[str]:
     """Insert the implicit ``fix`` command in front of a bare path."""
-    if argv and argv[0] not in COMMANDS and argv[0] not in ("--help", "-h"):
+    if argv and argv[0] not in COMMANDS and argv[0] not in ("--help", "-h", "--version", "--install-completion", "--show-completion"):
         return ["fix", *argv]
     return argv
 

@@ -27,6 +27,7 @@ Pure: parsing and validation only; nothing is spawned or connected here.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tomllib
@@ -38,6 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bridge.config import Settings
 from bridge.eras import EraSetting
 from bridge.upstream.factory import Target
+
+log = logging.getLogger("mcp_bridge.fleet.config")
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -280,13 +283,22 @@ def parse(text: str, source: str = "<config>", fmt: Literal["toml", "json"] = "t
 
 
 def _from_json(data: Any, text: str, source: str) -> dict[str, Any]:
-    if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
-        raise ConfigError(f"{source}:1: a JSON fleet config is an object with an 'mcpServers' object")
-    extra = sorted(set(data) - {"mcpServers", "bridge"})
-    if extra:
-        line = _find_json_line(text, [extra[0]])
-        raise ConfigError(f"{source}:{line}: unknown top-level key {extra[0]!r} (expected 'mcpServers', optionally 'bridge')")
-    return {"servers": data["mcpServers"], **({"bridge": data["bridge"]} if "bridge" in data else {})}
+    """Desktop hosts' files as they are (``bridge.desktop``): their own keys are ignored with one warning each."""
+    from bridge.desktop import normalize
+
+    try:
+        out, warnings = normalize(data, set(ServerConfig.model_fields), lambda loc: _find_json_line(text, loc), source)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    for warning in warnings:
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            log.warning("%s", warning, extra={"event": "config_key_ignored"})
+    return out
+
+
+_WARNED: set[str] = set()
+"""Warnings already given (a file is read again on every reload)."""
 
 
 def _explain(exc: ValidationError, text: str, source: str, fmt: str) -> str:

@@ -4,7 +4,8 @@ Routes::
 
     /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
     /servers/<name>/healthz   that server's state
-    /healthz                  every server's state (200 even when some are down: the bridge is up)
+    /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then)
+    /readyz                   200 once the config is loaded and every server made its first start attempt
     /metrics                  Prometheus text format
     /admin/reload             POST: re-read the config (as SIGHUP does)
     /admin/canary             POST {"server": NAME, "weight": W}: set a canary's weight
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import signal
@@ -51,6 +53,7 @@ from bridge.fleet.metrics import Metrics
 from bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from bridge.jsonrpc import INVALID_REQUEST
+from bridge.observe import fleet_health_status, fleet_readyz
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -297,7 +300,8 @@ class Router:
         return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse(self.health())
+        body = self.health()
+        return JSONResponse(body, status_code=fleet_health_status(body, request.query_params.get("strict") in ("1", "true")))
 
     async def metrics_endpoint(self, request: Request) -> Response:
         return PlainTextResponse(self.render_metrics(), media_type="text/plain; version=0.0.4; charset=utf-8")
@@ -349,6 +353,7 @@ def build_fleet_app(router: Router) -> Starlette:
         Route("/servers/{name}/mcp", router.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/servers/{name}/healthz", router.server_health, methods=["GET"]),
         Route("/healthz", router.healthz, methods=["GET"]),
+        Route("/readyz", functools.partial(fleet_readyz, router), methods=["GET"]),
         Route("/metrics", router.metrics_endpoint, methods=["GET"]),
         Route("/admin/reload", router.admin_reload, methods=["POST"]),
         *(Route(path, _bound(handler, router), methods=[method]) for path, handler, method in web.ROUTES),
@@ -386,12 +391,13 @@ def use_json_logs() -> None:
         handler.setFormatter(JsonFormatter())
 
 
-def serve_fleet(config_path: str, host: str | None = None, port: int | None = None) -> None:
+def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json") -> None:
     """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
     else 127.0.0.1:8808."""
-    import uvicorn
+    from bridge import clikit
 
-    use_json_logs()
+    if log_format == "json":
+        use_json_logs()
     try:  # fail fast, before binding, with the line-aware message
         cfg = fc.load(config_path)
         for name, server in cfg.enabled().items():
@@ -405,7 +411,10 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
     router = Router(config_path)
     app = build_fleet_app(router)
-    log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp", host, port,
-             extra={"event": "listening", "host": host, "port": port, "config": config_path})
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run()
+
+    def announce(host: str, port: int) -> None:  # after the bind succeeded
+        log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp (servers: %s)", host, port,
+                 ", ".join(sorted(cfg.enabled())) or "none",
+                 extra={"event": "listening", "host": host, "port": port, "config": config_path, "servers": sorted(cfg.enabled())})
+
+    clikit.run_asgi(app, host, port, announce)
