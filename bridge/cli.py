@@ -1,6 +1,6 @@
 """mcp-bridge command line (typer): ``serve`` here; ``probe``, ``verify``, ``reload`` from the fleet sub-app.
 
-Conventions (``bridge.clikit``): ``-h``/``--version``/``--debug``/``--log-format`` everywhere, every
+Conventions (``mcp_eras.bridge.clikit``): ``-h``/``--version``/``--debug``/``--log-format`` everywhere, every
 option also as an ``MCP_BRIDGE_*`` environment variable, one-line errors.
 """
 
@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 
 import typer
 
-from bridge import clikit, eras
-from bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
-from bridge.config import Settings
-from bridge.fleet.cli import app as fleet_app
+from mcp_eras.bridge import clikit, eras
+from mcp_eras.bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.fleet.cli import app as fleet_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, context_settings=clikit.CONTEXT_SETTINGS,
                   help="Translate MCP between 2025-11-25 and 2026-07-28, both ways.")
@@ -167,7 +167,7 @@ def serve(
     if config is not None:
         if upstream or command or stdio:
             raise CliError("--config serves the fleet over HTTP: give no --upstream, command or --stdio", 2)
-        from bridge.fleet.serve import serve_fleet
+        from mcp_eras.bridge.fleet.serve import serve_fleet
 
         bind_host, bind_port = explicit if explicit else (None, None)
         serve_fleet(config, bind_host or (DEFAULT_HOST if bind_port is not None else None), bind_port,
@@ -200,8 +200,8 @@ def serve(
         settings_kwargs["state_key"] = key
     settings = Settings(**settings_kwargs)
 
-    from bridge.upstream.factory import Target, make_upstream
-    from bridge.upstream.tasks import with_tasks
+    from mcp_eras.bridge.upstream.factory import Target, make_upstream
+    from mcp_eras.bridge.upstream.tasks import with_tasks
 
     child_vars, inherit = child_env(_pairs(env_pairs, "=", "-e", "KEY=VALUE"), pass_environment)
     target = Target(url=upstream, command=command, headers=_pairs(header, ":", "--header", "'Name: value'"),
@@ -218,7 +218,7 @@ def serve(
 def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
     if settings.front_era == eras.MODERN:
         return None
-    from bridge.front.legacy import LegacyHttpFront
+    from mcp_eras.bridge.front.legacy import LegacyHttpFront
 
     return LegacyHttpFront(up, settings)
 
@@ -226,14 +226,14 @@ def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
 def _legacy_stdio_factory(settings: Settings):  # type: ignore[no-untyped-def]
     if settings.front_era == eras.MODERN:
         return None
-    from bridge.front.legacy import LegacyStdioSession
+    from mcp_eras.bridge.front.legacy import LegacyStdioSession
 
     return LegacyStdioSession
 
 
 async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyped-def]
-    from bridge.core import UpstreamError
-    from bridge.front.stdio import serve_stdio
+    from mcp_eras.bridge.core import UpstreamError
+    from mcp_eras.bridge.front.stdio import serve_stdio
 
     try:
         await serve_stdio(up, settings, _legacy_stdio_factory(settings))
@@ -243,10 +243,10 @@ async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyp
 
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
                 allow_host: list[str]) -> None:
-    from bridge.front.http import build_app
-    from bridge.observe import observe
+    from mcp_eras.bridge.front.http import build_app
+    from mcp_eras.bridge.observe import observe
 
-    # One Host rule for every app (bridge.front.middleware): loopback names always, plus --allow-host.
+    # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
     up, observer = observe(up, target, settings)
     asgi = build_app(settings, up, _legacy_http_front(up, settings), extra_routes=observer.routes(), path=path)
@@ -263,6 +263,6 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
 
 
 def main(argv: list[str] | None = None, prog: str = clikit.PROG) -> None:
-    from bridge.core import UpstreamError
+    from mcp_eras.bridge.core import UpstreamError
 
     sys.exit(clikit.run(app, argv, prog, ordinary=(UpstreamError,)))

@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 
-from bridge.jsonrpc import Message
+from mcp_eras.bridge.jsonrpc import Message
 
 
 def parse_event_id(event_id: str) -> tuple[str, int] | None:
