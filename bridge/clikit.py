@@ -141,15 +141,19 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None]) -> None:
+def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None], header_timeout: float = 10.0) -> None:
     """Bind first, then say "listening" (``announce``), then serve until SIGINT/SIGTERM (uvicorn
-    runs the app's lifespan shutdown, which stops the upstreams and their children)."""
+    runs the app's lifespan shutdown, which stops the upstreams and their children). A request's headers
+    must arrive within ``header_timeout`` seconds (bridge.front.h11_guard)."""
     import uvicorn
 
     sock = bind(host, port)
     bound_port = sock.getsockname()[1]
     announce(host, bound_port)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                            http=header_timeout_protocol(header_timeout))
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -1,0 +1,51 @@
+"""A deadline for request headers (slowloris): uvicorn's h11 protocol with one timer added.
+
+uvicorn closes idle keep-alive connections, but any byte that arrives resets that idle timer, so a
+client trickling a request's headers one byte at a time holds a connection (and a file descriptor)
+forever. This protocol arms a timer when the connection opens and again after each response; if no
+complete request head has been parsed when it fires, the connection is closed. Requests already being
+served (long SSE streams included) are never cut: the timer only looks at whether a new request began.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+DEFAULT_HEADER_TIMEOUT = 10.0
+
+
+def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT) -> type[H11Protocol]:
+    """``uvicorn.Config(http=header_timeout_protocol(10))``: a protocol class with that header deadline."""
+
+    class HeaderTimeoutH11(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+        _armed_for: Any = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+            self._armed_for = self.cycle
+            self._header_timer = self.loop.call_later(seconds, self._expired)
+
+        def _expired(self) -> None:
+            self._header_timer = None
+            if self.cycle is self._armed_for and not self.transport.is_closing():
+                self.transport.close()  # no new request head within the deadline
+
+    return HeaderTimeoutH11

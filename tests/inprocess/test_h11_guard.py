@@ -1,0 +1,87 @@
+"""The header deadline (bridge.front.h11_guard) on a real uvicorn server on loopback: a client that
+trickles its headers is cut off; a complete request is served; a response that outlives the deadline
+(an SSE-like stream) is not cut; a keep-alive connection gets a fresh deadline per request."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse, StreamingResponse
+from starlette.routing import Route
+
+from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
+
+pytestmark = pytest.mark.anyio
+DEADLINE = 0.3
+
+
+async def ok(request: object) -> PlainTextResponse:
+    return PlainTextResponse("ok")
+
+
+async def slow(request: object) -> StreamingResponse:
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(4):
+            await asyncio.sleep(DEADLINE)  # the stream outlives the header deadline several times
+            yield b"tick\n"
+    return StreamingResponse(body(), media_type="text/plain")
+
+
+@contextlib.asynccontextmanager
+async def server() -> AsyncIterator[int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    app = Starlette(routes=[Route("/", ok), Route("/slow", slow)])
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=header_timeout_protocol(DEADLINE)))
+    task = asyncio.create_task(srv.serve(sockets=[sock]))
+    while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+        await asyncio.sleep(0.01)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        srv.should_exit = True
+        await task
+        sock.close()
+
+
+async def read_all(reader: asyncio.StreamReader) -> bytes:
+    async with asyncio.timeout(10):
+        return await reader.read()
+
+
+async def test_trickled_headers_are_cut_off() -> None:
+    async with server() as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        closed = False
+        async with asyncio.timeout(10):
+            while not closed:  # one more header byte now and then keeps plain keep-alive timers happy
+                writer.write(b"X")
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(DEADLINE / 3):
+                        closed = await reader.read(1) == b""
+        assert closed
+        writer.close()
+
+
+async def test_complete_requests_and_long_responses_are_served() -> None:
+    async with server() as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        head = b""
+        async with asyncio.timeout(10):
+            while b"0\r\n\r\n" not in head:
+                chunk = await reader.read(1024)
+                assert chunk, head
+                head += chunk
+        assert head.startswith(b"HTTP/1.1 200") and head.count(b"tick") == 4
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")  # same connection
+        rest = await read_all(reader)
+        assert rest.startswith(b"HTTP/1.1 200") and rest.endswith(b"ok")
+        writer.close()
