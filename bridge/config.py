@@ -19,6 +19,9 @@ class Settings(BaseModel):
     """Which client era the front serves: one of them, or both (classified per request / first frame)."""
     allowed_origins: list[str] = Field(default_factory=list)
     """Origins accepted besides loopback ones (http://localhost:*, http://127.0.0.1:*, http://[::1]:*)."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Host header values accepted besides loopback names (localhost, 127.0.0.1, [::1]); "*" accepts any.
+    A bridge served on another name or address must list it (DNS-rebinding defence)."""
     max_body_bytes: int = 4 * 1024 * 1024
     max_line_bytes: int = 16 * 1024 * 1024
     request_timeout: float = 300.0

@@ -10,21 +10,23 @@ from typing import Any
 
 import orjson
 
+# JSON-RPC / MCP error codes: defined (with their spec sections) in bridge.translate.errors, re-exported here.
+from bridge.translate.errors import (  # noqa: F401 - re-exported
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    RESOURCE_NOT_FOUND_2025,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED_2025,
+    USER_REJECTED,
+)
+
 Message = dict[str, Any]
 RequestId = str | int
-
-# JSON-RPC / MCP error codes used by the bridge.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-RESOURCE_NOT_FOUND_2025 = -32002
-URL_ELICITATION_REQUIRED_2025 = -32042
-HEADER_MISMATCH = -32020
-MISSING_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-USER_REJECTED = -1
 
 
 class FrameError(Exception):
@@ -50,12 +52,33 @@ def dumps(msg: Any) -> bytes:
     return orjson.dumps(msg)
 
 
+MAX_DEPTH = 128
+"""Deepest nesting of objects/arrays accepted in a frame. Deeper frames are refused before any work
+(they could be parsed but not re-serialized on the way to the peer)."""
+
+
+def too_deep(data: bytes | str, obj: Any, limit: int = MAX_DEPTH) -> bool:
+    raw = data.encode() if isinstance(data, str) else data
+    if raw.count(b"{") + raw.count(b"[") <= limit:
+        return False  # cannot nest deeper than its number of brackets
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
 def parse_frame(data: bytes | str) -> Message:
     """Parse one JSON-RPC frame. Raises FrameError for anything that is not a single valid envelope."""
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise FrameError(PARSE_ERROR, f"Parse error: {exc}") from None
+    if isinstance(obj, (dict, list)) and too_deep(data, obj):
+        raise FrameError(INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {MAX_DEPTH} levels")
     if isinstance(obj, list):
         raise FrameError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported by MCP")
     if not isinstance(obj, dict):
@@ -116,7 +139,14 @@ def result_response(id: RequestId | None, result: Message) -> Message:
 
 
 def error_response(id: RequestId | None, code: int, message: str, data: Any = None) -> Message:
+    """An error response; without ``id`` when the request's id is unknown (unparseable or invalid).
+
+    2026-07-28 basic/index.mdx §Error Responses (and the 2025-11-25 schema's JSONRPCErrorResponse):
+    ``id`` is optional but never ``null``.
+    """
     err: Message = {"code": code, "message": message}
     if data is not None:
         err["data"] = data
+    if id is None:
+        return {"jsonrpc": "2.0", "error": err}
     return {"jsonrpc": "2.0", "id": id, "error": err}

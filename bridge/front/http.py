@@ -12,7 +12,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -22,16 +21,12 @@ from starlette.routing import Route
 from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Upstream
+from bridge.front import middleware as guard
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
-from bridge.translate import mirror_headers, modern_front
+from bridge.translate import errors, mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
-
-LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
-ERROR_STATUS = {-32020: 400, -32021: 400, -32022: 400, -32601: 404}
-"""HTTP status the 2026 transport pins for errors in a final response (others: 200)."""
-
 
 class LegacyFrontProtocol(Protocol):
     async def handle_post(self, request: Request, msg: Message) -> Response: ...
@@ -41,17 +36,8 @@ class LegacyFrontProtocol(Protocol):
 
 
 def origin_allowed(origin: str | None, settings: Settings) -> bool:
-    """DNS-rebinding defence: no Origin (non-browser) is fine; loopback origins and configured ones pass."""
-    if origin is None:
-        return True
-    if origin in settings.allowed_origins or "*" in settings.allowed_origins:
-        return True
-    try:
-        parts = urlsplit(origin)
-    except ValueError:
-        return False
-    host = (parts.hostname or "").lower()
-    return parts.scheme in ("http", "https") and (host in LOOPBACK_HOSTS or f"[{host}]" in LOOPBACK_HOSTS)
+    """DNS-rebinding defence (see ``bridge.front.middleware``), for callers holding Settings."""
+    return guard.origin_allowed(origin, settings.allowed_origins)
 
 
 def rpc_error(status: int, code: int, message: str, id: Any = None, data: Any = None, headers: dict[str, str] | None = None) -> Response:
@@ -94,8 +80,9 @@ class HttpFront:
     # --- entry ----------------------------------------------------------------------------------------
 
     async def endpoint(self, request: Request) -> Response:
-        if not origin_allowed(request.headers.get("origin"), self.settings):
-            return rpc_error(403, INVALID_REQUEST, "Forbidden: Origin not allowed")
+        refused = guard.screen_request(request, self.settings)
+        if refused is not None:
+            return refused
         method = request.method
         legacy_ok = self.legacy is not None and self.settings.front_era != eras.MODERN
         if method in ("GET", "DELETE"):
@@ -106,9 +93,6 @@ class HttpFront:
                              headers={"Allow": "POST"})
         if method != "POST":
             return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method}", headers={"Allow": "POST"})
-        ctype = request.headers.get("content-type", "")
-        if ctype.split(";")[0].strip().lower() != "application/json":
-            return rpc_error(415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
         try:
             body = await read_body(request, self.settings.max_body_bytes)
             msg = jsonrpc.parse_frame(body)
@@ -183,7 +167,7 @@ class HttpFront:
             return Response(status_code=499)
         kind, payload = first
         if kind == "done":
-            return json_message(payload, _status_of(payload))
+            return json_message(payload, errors.modern_http_status(payload))
         return StreamingResponse(self._stream(payload, queue, task), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
@@ -219,13 +203,6 @@ class HttpFront:
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()
         return JSONResponse({"status": "ok", "upstream": status})
-
-
-def _status_of(response: Message) -> int:
-    err = response.get("error")
-    if isinstance(err, dict):
-        return ERROR_STATUS.get(err.get("code"), 200)  # type: ignore[arg-type]
-    return 200
 
 
 async def _first_or_disconnect(queue: asyncio.Queue[tuple[str, Message]], request: Request) -> tuple[str, Message] | None:
@@ -270,7 +247,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
         Route("/healthz", front.healthz, methods=["GET"]),
         *(extra_routes or []),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan, middleware=[guard.guard_middleware(settings)])
     app.state.front = front
     return app
 

@@ -1,16 +1,17 @@
 """Direction B, pure: a 2025-era session in front of a 2026-07-28 upstream.
 
-Plain functions and small state objects over dicts; no I/O, no clocks. The legacy front
-(``bridge/front/legacy.py``) feeds them frames and moves their output.
+Plain functions over dicts; no I/O, no clocks: the shapes of one era turned into the other's. The
+session rules are ``legacy_session``'s, the MRTR rounds ``legacy_mrtr``'s, the listen ``legacy_listen``'s.
 
-Rules follow shared/design/spec-delta.md, sections 1.5, 1.6, 3.0-3.7 (Dir B columns), 4.4 and 5.3.
+Sections: 2025-11-25 basic/lifecycle.mdx (initialize, capabilities); 2026-07-28 basic/index.mdx §General
+fields (``_meta``), changelog.mdx §Major changes (what moved from the session into each request),
+server/discover.mdx (the DiscoverResult that answers initialize), basic/patterns/subscriptions.mdx.
 """
 
 from __future__ import annotations
 
 import copy
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +28,9 @@ from bridge.eras import (
     META_SERVER_INFO,
     META_SUBSCRIPTION_ID,
     MODERN,
-    MRTR_METHODS,
 )
 from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.translate import errors
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -65,6 +66,14 @@ class SessionIdentity:
     def modern_capabilities(self) -> dict[str, Any]:
         return map_client_capabilities(self.client_capabilities)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"protocol_version": self.protocol_version, "client_capabilities": self.client_capabilities,
+                "client_info": self.client_info, "log_level": self.log_level, "server_capabilities": self.server_capabilities}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionIdentity:
+        return cls(**data)
+
 
 def negotiate_version(requested: Any) -> str:
     """The legacy revision to answer ``initialize`` with: the client's if the bridge speaks it, else the latest."""
@@ -93,7 +102,7 @@ def parse_initialize(params: Any, bridge_info: dict[str, str]) -> SessionIdentit
 
 
 # --------------------------------------------------------------------------------------------
-# Capabilities (spec-delta 1.5)
+# Capabilities (2025-11-25 basic/lifecycle.mdx §Capability Negotiation -> 2026-07-28 schema ClientCapabilities)
 # --------------------------------------------------------------------------------------------
 
 
@@ -150,7 +159,7 @@ def client_declares(caps: dict[str, Any], input_request: dict[str, Any]) -> bool
 
 
 # --------------------------------------------------------------------------------------------
-# initialize (spec-delta 3.1)
+# initialize (2025-11-25 basic/lifecycle.mdx §Initialization, answered from 2026-07-28 server/discover.mdx)
 # --------------------------------------------------------------------------------------------
 
 
@@ -161,11 +170,7 @@ def initialize_result(discover: dict[str, Any], identity: SessionIdentity, bridg
     """
     supported = discover.get("supportedVersions")
     if not isinstance(supported, list) or MODERN not in supported:
-        raise FrameError(
-            jsonrpc.INVALID_PARAMS,
-            "Unsupported protocol version: the upstream server does not serve 2026-07-28",
-            {"supported": list(LEGACY_VERSIONS), "requested": identity.protocol_version, "upstream": supported},
-        )
+        raise FrameError(*errors.legacy_unsupported_version(list(LEGACY_VERSIONS), identity.protocol_version, supported))
     caps = discover.get("capabilities")
     server_caps = map_server_capabilities(caps if isinstance(caps, dict) else {})
     meta = discover.get("_meta")
@@ -184,7 +189,7 @@ def initialize_result(discover: dict[str, Any], identity: SessionIdentity, bridg
 
 
 # --------------------------------------------------------------------------------------------
-# Requests: legacy -> canonical (spec-delta 3.0)
+# Requests: legacy -> canonical (2026-07-28 basic/index.mdx §_meta: version, capabilities, client info per request)
 # --------------------------------------------------------------------------------------------
 
 
@@ -215,7 +220,8 @@ def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
 
 
 def listen_filter(server_caps: dict[str, Any], uris: Iterable[str]) -> dict[str, Any]:
-    """The ``SubscriptionFilter`` covering what a legacy session can receive unsolicited (spec-delta 5.3)."""
+    """The ``SubscriptionFilter`` covering what a legacy session can receive unsolicited
+    (2026-07-28 basic/patterns/subscriptions.mdx §Notification Filter)."""
     filt: dict[str, Any] = {}
     for cap, key in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"), ("resources", "resourcesListChanged")):
         c = server_caps.get(cap)
@@ -275,33 +281,10 @@ def to_legacy_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def looks_not_found(error: dict[str, Any], params: dict[str, Any] | None) -> bool:
-    """The 2026 -32602 a ``resources/read`` gets for a missing resource (heuristic: ``data.uri`` or the message)."""
-    if error.get("code") != jsonrpc.INVALID_PARAMS:
-        return False
-    data = error.get("data")
-    if isinstance(data, dict) and "uri" in data:
-        return True
-    message = str(error.get("message", "")).lower()
-    return any(word in message for word in ("not found", "unknown resource", "no such", "does not exist"))
-
-
-def to_legacy_error(method: str, error: dict[str, Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Map a 2026 JSON-RPC error object to the 2025 one (spec-delta 1.6, Dir B)."""
-    out = dict(error)
-    if method == "resources/read" and looks_not_found(error, params):
-        out["code"] = jsonrpc.RESOURCE_NOT_FOUND_2025
-        if not isinstance(out.get("data"), dict) and isinstance(params, dict) and isinstance(params.get("uri"), str):
-            out["data"] = {"uri": params["uri"]}
-    return out
-
-
 def to_legacy_response(method: str, response: Message, legacy_id: RequestId, params: dict[str, Any] | None = None) -> Message:
     """A canonical ``complete`` response (or error) for a legacy client, with its own request id."""
     if "error" in response:
-        err = response["error"] if isinstance(response["error"], dict) else {"code": jsonrpc.INTERNAL_ERROR, "message": "error"}
-        mapped = to_legacy_error(method, err, params)
-        return {"jsonrpc": "2.0", "id": legacy_id, "error": mapped}
+        return {"jsonrpc": "2.0", "id": legacy_id, "error": errors.to_legacy_error(response["error"], method, params)}
     result = response.get("result")
     if not isinstance(result, dict):
         return jsonrpc.error_response(legacy_id, jsonrpc.INTERNAL_ERROR, "Upstream returned a malformed result")
@@ -341,29 +324,9 @@ def to_legacy_notification(msg: Message) -> Message | None:
     return msg
 
 
-class ProgressClamp:
-    """Keeps ``progress`` strictly increasing per legacy token (2025 MUST), across MRTR retries."""
-
-    def __init__(self) -> None:
-        self._last: dict[Any, float] = {}
-
-    def admit(self, msg: Message) -> bool:
-        params = msg.get("params")
-        if not isinstance(params, dict):
-            return False
-        token = params.get("progressToken")
-        progress = params.get("progress")
-        if isinstance(progress, bool) or not isinstance(progress, int | float):
-            return False
-        key = (type(token).__name__, token)
-        last = self._last.get(key)
-        if last is not None and progress <= last:
-            return False
-        self._last[key] = progress
-        return True
-
-    def forget(self, token: Any) -> None:
-        self._last.pop((type(token).__name__, token), None)
+def log_rank(level: Any) -> int:
+    """RFC 5424 severity order of a log level name (unknown names rank above every known one)."""
+    return LOG_LEVEL_RANK.get(level, len(LOG_LEVEL_RANK)) if isinstance(level, str) else len(LOG_LEVEL_RANK)
 
 
 def validate_log_level(params: Any) -> str:
@@ -373,134 +336,3 @@ def validate_log_level(params: Any) -> str:
         raise FrameError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown logging level {level!r}",
                          {"levels": list(LOG_LEVEL_RANK)})
     return level
-
-
-# --------------------------------------------------------------------------------------------
-# MRTR, direction B (spec-delta 4.4)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class PendingInput:
-    """One input request of an ``input_required`` round, sent to the legacy client as a real request."""
-
-    key: str
-    method: str
-    request: Message
-    """The 2025 server->client JSON-RPC request (bridge-minted id)."""
-    elicitation_id: str | None = None
-
-
-class MrtrAbort(Exception):
-    """The round cannot complete; the legacy request gets this -32603 error."""
-
-    def __init__(self, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.data = data
-
-    def to_response(self, legacy_id: RequestId) -> Message:
-        return jsonrpc.error_response(legacy_id, jsonrpc.INTERNAL_ERROR, self.message, self.data)
-
-
-def input_round(
-    result: dict[str, Any],
-    client_caps: dict[str, Any],
-    mint_id: Callable[[], RequestId],
-    mint_elicitation_id: Callable[[], str] = lambda: str(uuid.uuid4()),
-) -> list[PendingInput]:
-    """An ``InputRequiredResult``'s ``inputRequests`` as legacy server->client requests.
-
-    Raises MrtrAbort when the result is malformed or asks for something the client did not declare
-    (2026 servers MUST NOT do that; relaying it would break the 2025 client's expectations).
-    """
-    requests = result.get("inputRequests")
-    if requests is None:
-        requests = {}
-    if not isinstance(requests, dict):
-        raise MrtrAbort("Upstream input_required result has malformed inputRequests")
-    if not requests and not isinstance(result.get("requestState"), str):
-        raise MrtrAbort("Upstream input_required result carries neither inputRequests nor requestState")
-    out: list[PendingInput] = []
-    for key, req in requests.items():
-        if not isinstance(req, dict) or req.get("method") not in ("elicitation/create", "sampling/createMessage", "roots/list"):
-            raise MrtrAbort(f"Upstream input request {key!r} is not an elicitation, sampling or roots request")
-        if not client_declares(client_caps, req):
-            raise MrtrAbort(
-                f"Upstream asked for input {key!r} ({req['method']}) that the client did not declare a capability for",
-                {"inputRequest": req},
-            )
-        method = req["method"]
-        params = copy.deepcopy(req["params"]) if isinstance(req.get("params"), dict) else None
-        elicitation_id = None
-        if method == "elicitation/create" and params is not None and params.get("mode") == "url":
-            elicitation_id = mint_elicitation_id()
-            params["elicitationId"] = elicitation_id
-        out.append(PendingInput(key=key, method=method, request=jsonrpc.request(mint_id(), method, params),
-                                elicitation_id=elicitation_id))
-    return out
-
-
-def input_response(pending: PendingInput, response: Message) -> Any:
-    """A legacy client's answer to one input request as the 2026 ``InputResponse`` value.
-
-    Elicitation errors become ``{"action": "cancel"}``; sampling and roots errors raise MrtrAbort.
-    """
-    if "error" in response:
-        if pending.method == "elicitation/create":
-            return {"action": "cancel"}
-        err = response["error"]
-        raise MrtrAbort(f"The client failed input request {pending.key!r} ({pending.method})", {"inputKey": pending.key, "error": err})
-    result = response.get("result")
-    if not isinstance(result, dict):
-        raise MrtrAbort(f"The client answered input request {pending.key!r} with a malformed result")
-    value = {k: v for k, v in result.items() if k != "resultType"}
-    if pending.method in ("elicitation/create", "roots/list"):
-        value.pop("_meta", None)
-    return value
-
-
-def retry_request(canonical: Message, id: RequestId, input_responses: dict[str, Any], request_state: Any) -> Message:
-    """The next MRTR round: original params, fresh id, ``inputResponses`` and the byte-identical ``requestState``."""
-    params = {k: v for k, v in canonical["params"].items() if k not in ("inputResponses", "requestState")}
-    if input_responses:
-        params["inputResponses"] = input_responses
-    if isinstance(request_state, str):
-        params["requestState"] = request_state
-    return jsonrpc.request(id, canonical["method"], params)
-
-
-def accepted_url_elicitations(round_inputs: list[PendingInput], responses: dict[str, Any]) -> dict[str, str]:
-    """``{input key: elicitationId}`` for the URL elicitations of a round that the client accepted."""
-    out: dict[str, str] = {}
-    for p in round_inputs:
-        answer = responses.get(p.key)
-        if p.elicitation_id and isinstance(answer, dict) and answer.get("action") == "accept":
-            out[p.key] = p.elicitation_id
-    return out
-
-
-def finished_url_elicitations(accepted: dict[str, str], response: Message) -> list[tuple[str, str]]:
-    """Accepted URL elicitations the upstream no longer asks for after a retry (all of them once it stops asking)."""
-    still: set[str] = set()
-    if result_type(response) == "input_required":
-        requests = response["result"].get("inputRequests")
-        if isinstance(requests, dict):
-            still = {k for k, v in requests.items() if isinstance(v, dict) and v.get("method") == "elicitation/create"
-                     and isinstance(v.get("params"), dict) and v["params"].get("mode") == "url"}
-    return [(key, eid) for key, eid in accepted.items() if key not in still]
-
-
-def elicitation_complete(elicitation_id: str) -> Message:
-    return jsonrpc.notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
-
-
-def is_mrtr_method(method: str) -> bool:
-    return method in MRTR_METHODS
-
-
-def cancel_notification(request_id: RequestId, reason: str | None = None) -> Message:
-    params: dict[str, Any] = {"requestId": request_id}
-    if reason:
-        params["reason"] = reason
-    return jsonrpc.notification("notifications/cancelled", params)

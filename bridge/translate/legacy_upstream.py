@@ -7,6 +7,7 @@ Every function takes and returns plain dicts; no I/O, no clocks.
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any
 
 import orjson
@@ -20,12 +21,8 @@ from bridge.eras import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
-    META_SUBSCRIPTION_ID,
 )
 from bridge.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    RESOURCE_NOT_FOUND_2025,
     Message,
 )
 
@@ -201,30 +198,6 @@ def _modern_tool(tool: Any) -> Any:
     return tool
 
 
-def to_modern_error(error: Any, method: str | None = None, params: Any = None) -> dict[str, Any]:
-    """Renumber a legacy error for a 2026 client (spec-delta 1.6).
-
-    ``method``/``params`` of the failed request let one SDK quirk be repaired: FastMCP 1.x answers an
-    unknown resource with code 0 "Unknown resource: <uri>" instead of -32002; a 2026 client expects
-    -32602 with ``data.uri`` either way.
-    """
-    if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-        return {"code": INTERNAL_ERROR, "message": "Upstream sent a malformed error", "data": error}
-    code = error["code"]
-    uri = params.get("uri") if isinstance(params, dict) else None
-    if method == "resources/read" and code == 0 and str(error.get("message", "")).startswith("Unknown resource") and uri:
-        return {"code": INVALID_PARAMS, "message": "Resource not found", "data": {"uri": uri}}
-    if code == RESOURCE_NOT_FOUND_2025:
-        out = {"code": INVALID_PARAMS, "message": error.get("message") or "Resource not found"}
-        if "data" in error:
-            out["data"] = error["data"]
-        return out
-    if -32099 <= code <= -32020 and code not in (-32020, -32021, -32022):
-        # Reserved to the spec in 2026 (e.g. -32042 URL elicitation required): never emit it.
-        return {"code": INTERNAL_ERROR, "message": error.get("message") or "Upstream error", "data": {"upstreamError": error}}
-    return error
-
-
 # ---------------------------------------------------------------------------------------------
 # Notifications
 # ---------------------------------------------------------------------------------------------
@@ -258,146 +231,8 @@ def strip_notification_meta(notification: Message) -> Message:
 
 
 # ---------------------------------------------------------------------------------------------
-# subscriptions/listen
+# MRTR results (the round rules are in bridge.translate.mrtr_rounds)
 # ---------------------------------------------------------------------------------------------
-
-LIST_CHANGED = {
-    "notifications/tools/list_changed": ("toolsListChanged", "tools"),
-    "notifications/prompts/list_changed": ("promptsListChanged", "prompts"),
-    "notifications/resources/list_changed": ("resourcesListChanged", "resources"),
-}
-
-
-def acknowledged_filter(requested: Any, server_caps: dict[str, Any], subscribed: list[str]) -> dict[str, Any]:
-    """The subset of a listen filter the legacy upstream can honour."""
-    requested = requested if isinstance(requested, dict) else {}
-    out: dict[str, Any] = {}
-    for flag, cap in LIST_CHANGED.values():
-        if requested.get(flag) is True and isinstance(server_caps.get(cap), dict) and server_caps[cap].get("listChanged"):
-            out[flag] = True
-    if subscribed:
-        out["resourceSubscriptions"] = list(subscribed)
-    return out
-
-
-def requested_resource_uris(requested: Any, server_caps: dict[str, Any]) -> list[str]:
-    if not isinstance(requested, dict):
-        return []
-    uris = requested.get("resourceSubscriptions")
-    resources = server_caps.get("resources")
-    if not isinstance(uris, list) or not (isinstance(resources, dict) and resources.get("subscribe")):
-        return []
-    seen: dict[str, None] = {}
-    for uri in uris:
-        if isinstance(uri, str):
-            seen.setdefault(uri, None)
-    return list(seen)
-
-
-def ack_notification(listen_id: Any, acked: dict[str, Any]) -> Message:
-    return {
-        "jsonrpc": "2.0",
-        "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {META_SUBSCRIPTION_ID: listen_id}, "notifications": acked},
-    }
-
-
-def listen_event(notification: Message, listen_id: Any, acked: dict[str, Any]) -> Message | None:
-    """Tag an upstream change notification for one listener, or None when its filter excludes it."""
-    method = notification.get("method")
-    params = notification.get("params") if isinstance(notification.get("params"), dict) else {}
-    if method in LIST_CHANGED:
-        if not acked.get(LIST_CHANGED[method][0]):
-            return None
-        out_params: dict[str, Any] = {}
-    elif method == "notifications/resources/updated":
-        uri = params.get("uri")
-        subs = acked.get("resourceSubscriptions") or []
-        if not isinstance(uri, str) or not any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subs):
-            return None
-        out_params = {"uri": uri}
-        if "title" in params:
-            out_params["title"] = params["title"]
-    else:
-        return None
-    out_params["_meta"] = {META_SUBSCRIPTION_ID: listen_id}
-    return {"jsonrpc": "2.0", "method": method, "params": out_params}
-
-
-def listen_closed_result(listen_id: Any) -> Message:
-    return {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: listen_id}}
-
-
-# ---------------------------------------------------------------------------------------------
-# Server-initiated requests (MRTR, direction A)
-# ---------------------------------------------------------------------------------------------
-
-
-def input_request(method: str, params: Any) -> tuple[dict[str, Any], str | None]:
-    """A legacy server->client request as a 2026 ``inputRequests`` entry; also returns its elicitationId."""
-    params = dict(params) if isinstance(params, dict) else {}
-    elicitation_id = params.pop("elicitationId", None) if method == "elicitation/create" else None
-    params.pop("_meta", None)
-    params.pop("task", None)
-    entry: dict[str, Any] = {"method": method}
-    if method != "roots/list":
-        entry["params"] = params
-    return entry, elicitation_id if isinstance(elicitation_id, str) else None
-
-
-def required_capability(method: str, params: Any) -> dict[str, Any] | None:
-    """The ClientCapabilities a 2026 client must have declared for the server to ask this input."""
-    params = params if isinstance(params, dict) else {}
-    if method == "roots/list":
-        return {"roots": {}}
-    if method == "sampling/createMessage":
-        need: dict[str, Any] = {}
-        if params.get("tools") is not None or params.get("toolChoice") is not None:
-            need["tools"] = {}
-        if params.get("includeContext") in ("thisServer", "allServers"):
-            need["context"] = {}
-        return {"sampling": need}
-    if method == "elicitation/create":
-        mode = params.get("mode", "form")
-        return {"elicitation": {mode: {}}}
-    return None
-
-
-def has_capability(declared: dict[str, Any], required: dict[str, Any]) -> bool:
-    for key, sub in required.items():
-        have = declared.get(key)
-        if not isinstance(have, dict):
-            return False
-        if key == "elicitation":
-            # `{}` means form only (2025-11-25 client/elicitation).
-            for mode in sub:
-                if mode == "form" and not have:
-                    continue
-                if mode not in have:
-                    return False
-        else:
-            for sub_key in sub:
-                if sub_key not in have:
-                    return False
-    return True
-
-
-def input_response_to_legacy(method: str, response: Any) -> Any:
-    """An ``inputResponses`` value as the result of the upstream's server->client request."""
-    if not isinstance(response, dict):
-        return response
-    return {k: v for k, v in response.items() if k != "resultType"}
-
-
-def input_refusal(method: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """How the bridge answers an upstream input request nobody will answer: (result, error)."""
-    if method == "elicitation/create":
-        return {"action": "cancel"}, None
-    if method == "sampling/createMessage":
-        return None, {"code": -1, "message": "User rejected sampling request"}
-    if method == "roots/list":
-        return None, {"code": INTERNAL_ERROR, "message": "No roots available"}
-    return None, {"code": -32601, "message": f"Method not found: {method}"}
 
 
 def input_required_result(input_requests: dict[str, Any], request_state: str, server_info: dict[str, Any] | None) -> Message:
@@ -408,9 +243,11 @@ def input_required_result(input_requests: dict[str, Any], request_state: str, se
 
 
 def request_digest(request: Message) -> str:
-    """Digest of what identifies a request across MRTR retries (method + salient params)."""
-    import hashlib
+    """Digest of what identifies a request across MRTR retries (method + salient params).
 
+    2026-07-28 basic/patterns/mrtr.mdx §Server Requirements (Basic Workflow): requestState names the
+    originating request, e.g. the method name and a digest of its salient parameters.
+    """
     params = request.get("params") if isinstance(request.get("params"), dict) else {}
     method = request.get("method")
     if method == "resources/read":

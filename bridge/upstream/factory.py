@@ -1,10 +1,8 @@
 """Build the right Upstream for a target: era probing (2026 backward-compatibility rules) and caching.
 
-Probe rules (spec: stdio and Streamable HTTP "Backward Compatibility"):
-* send ``server/discover`` with the 2026 ``_meta``; a DiscoverResult, or a recognized modern error
-  (-32020/-32021/-32022, or 404 + -32601 on HTTP), means modern;
-* any other error, an empty/non-JSON body, or no answer within ``probe_timeout`` means legacy;
-* 401/403 and connection failures are not era evidence: the probe is retried later.
+The probe sends ``server/discover`` with the 2026 ``_meta`` and hands the answer to the pure
+classification (``bridge.translate.era_probe``, its table cites the spec); 401/403 and connection
+failures are not era evidence: the probe is retried later.
 """
 
 from __future__ import annotations
@@ -22,12 +20,11 @@ from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.jsonrpc import Message
+from bridge.translate.era_probe import classify_discover_answer
 from bridge.upstream.legacy import LegacyUpstream
 from bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
 
 log = logging.getLogger("mcp_bridge.probe")
-
-MODERN_ERROR_CODES = {-32020, -32021, -32022}
 
 
 @dataclass
@@ -66,24 +63,6 @@ def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Messa
         eras.META_CLIENT_CAPABILITIES: {},
         eras.META_CLIENT_INFO: settings.bridge_info(),
     }})
-
-
-def classify_discover_answer(status: int | None, body: Any) -> eras.Era | None:
-    """Pure: the era a ``server/discover`` answer proves (None: no evidence either way)."""
-    if status in (401, 403):
-        return None
-    if isinstance(body, dict):
-        result = body.get("result")
-        if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list):
-            return eras.MODERN if any(v in eras.MODERN_VERSIONS for v in result["supportedVersions"]) else eras.LEGACY
-        err = body.get("error")
-        if isinstance(err, dict):
-            code = err.get("code")
-            if code in MODERN_ERROR_CODES:
-                return eras.MODERN
-            if code == -32601 and status == 404:
-                return eras.MODERN
-    return eras.LEGACY
 
 
 async def probe_http(url: str, settings: Settings, headers: dict[str, str] | None = None) -> ProbeResult:

@@ -21,6 +21,7 @@ from bridge import jsonrpc
 from bridge.core import UpstreamError
 from bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from bridge.sse import iter_sse
+from bridge.translate import errors
 from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
@@ -200,7 +201,7 @@ class StreamableHttpTransport(LegacyTransport):
                     await resp.aread()
                     # Answer this request first (it was not processed, so it may be retried), then
                     # report the session lost (which fails the session's other calls).
-                    await self._deliver(_error_for(rid, "Upstream session expired", {"httpStatus": 404, "sessionExpired": True}), rid)
+                    await self._deliver(_error_for(rid, *errors.legacy_upstream_status_error(resp.status_code)[1:]), rid)
                     await self._lost("upstream session expired (HTTP 404)")
                     return
                 if resp.status_code >= 400:
@@ -210,10 +211,10 @@ class StreamableHttpTransport(LegacyTransport):
                         parsed["id"] = rid
                         await self._deliver(parsed, rid)
                     else:
-                        data: dict[str, Any] = {"httpStatus": resp.status_code}
+                        _code, message, data = errors.legacy_upstream_status_error(resp.status_code)
                         if "www-authenticate" in resp.headers:
                             data["wwwAuthenticate"] = resp.headers["www-authenticate"]
-                        await self._deliver(_error_for(rid, f"Upstream HTTP {resp.status_code}", data), rid)
+                        await self._deliver(_error_for(rid, message, data), rid)
                     return
                 if ctype.startswith("text/event-stream"):
                     async for ev in iter_sse(resp.aiter_lines()):

@@ -35,7 +35,7 @@ from bridge.eras import (
 )
 from bridge.jsonrpc import Message, RequestId
 from bridge.sse import iter_sse
-from bridge.translate import mirror_headers
+from bridge.translate import errors, mirror_headers
 from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream.modern")
@@ -303,12 +303,7 @@ class ModernHttpUpstream(Upstream):
 
     @staticmethod
     def _status_error(status: int, caller_id: RequestId, headers: httpx.Headers) -> Message:
-        if status == 404:
-            return jsonrpc.error_response(caller_id, jsonrpc.METHOD_NOT_FOUND, "Method not found (upstream HTTP 404)")
-        data: dict[str, Any] = {"httpStatus": status}
-        if status in (401, 403) and headers.get("www-authenticate"):
-            data["wwwAuthenticate"] = headers["www-authenticate"]
-        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, f"Upstream answered HTTP {status} without a response", data)
+        return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
     async def _read_sse(self, resp: httpx.Response, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
         async for event in iter_sse(resp.aiter_lines()):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import itertools
 import json
 from typing import Any
 
@@ -271,14 +270,13 @@ def test_result_meta_keeps_foreign_keys() -> None:
 
 def test_not_found_renumbered_on_resources_read_only() -> None:
     err = {"code": -32602, "message": "Resource not found", "data": {"uri": "file:///nope"}}
-    out = lf.to_legacy_error("resources/read", err, {"uri": "file:///nope"})
-    assert out == {"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nope"}}
-    assert lf.to_legacy_error("tools/call", err)["code"] == -32602
+    out = lf.to_legacy_response("resources/read", {"jsonrpc": "2.0", "id": 1, "error": err}, 7, {"uri": "file:///nope"})
+    assert out["error"] == {"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nope"}}
+    assert out["id"] == 7
+    assert lf.to_legacy_response("tools/call", {"jsonrpc": "2.0", "id": 1, "error": err}, 1)["error"]["code"] == -32602
+    # Without the 2026 not-found shape (data.uri) the error is left alone: it may already be in 2025 terms.
     plain = {"code": -32602, "message": "Unknown resource: x"}
-    assert lf.to_legacy_error("resources/read", plain, {"uri": "x"}) == {"code": -32002, "message": "Unknown resource: x",
-                                                                        "data": {"uri": "x"}}
-    other = {"code": -32602, "message": "Invalid cursor"}
-    assert lf.to_legacy_error("resources/read", other, {"uri": "x"})["code"] == -32602
+    assert lf.to_legacy_response("resources/read", {"jsonrpc": "2.0", "id": 1, "error": plain}, 1, {"uri": "x"})["error"] == plain
     for name in sorted(p.name for p in (EXAMPLES / "InvalidParamsError").iterdir()):
         error = example("InvalidParamsError", name)
         mapped = lf.to_legacy_response("prompts/get", {"jsonrpc": "2.0", "id": 1, "error": error}, 1)
@@ -316,130 +314,6 @@ def test_listen_notifications_lose_their_tag() -> None:
     legacy("ToolListChangedNotification", lf.to_legacy_notification(tagged))
     bare = {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": {META_SUBSCRIPTION_ID: "l"}}}
     assert lf.to_legacy_notification(bare) == {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}
-
-
-def test_progress_clamp() -> None:
-    clamp = lf.ProgressClamp()
-    note = example("ProgressNotification")
-    legacy("ProgressNotification", note)
-    seq = [10, 20, 20, 5, 30, 1]
-    admitted = [p for p in seq if clamp.admit({"params": {**note["params"], "progress": p}})]
-    assert admitted == [10, 20, 30]
-    assert clamp.admit({"params": {"progressToken": 1, "progress": 1}})
-    assert clamp.admit({"params": {"progressToken": "1", "progress": 1}})  # 1 and "1" are different tokens
-    assert not clamp.admit({"params": {"progressToken": 1, "progress": True}})
-    clamp.forget(1)
-    assert clamp.admit({"params": {"progressToken": 1, "progress": 1}})
-
-
-# --- MRTR ----------------------------------------------------------------------------------------
-
-
-def _ids() -> Any:
-    counter = itertools.count(1)
-    return lambda: f"bridge-{next(counter)}"
-
-
-def test_input_round_from_spec_example() -> None:
-    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
-    modern("InputRequiredResult", result)
-    pending = lf.input_round(result, FULL_CAPS, _ids())
-    assert [p.key for p in pending] == ["github_login", "capital_of_france"]
-    assert [p.request["id"] for p in pending] == ["bridge-1", "bridge-2"]
-    for p in pending:
-        assert p.request["params"] == result["inputRequests"][p.key]["params"]
-        legacy("ServerRequest", p.request)
-        legacy("JSONRPCRequest", p.request)
-    legacy("ElicitRequest", pending[0].request)
-    legacy("CreateMessageRequest", pending[1].request)
-
-
-def test_input_round_url_mode_gets_elicitation_id() -> None:
-    result = {"resultType": "input_required",
-              "inputRequests": {"k": {"method": "elicitation/create", "params": example("ElicitRequestURLParams")},
-                                "r": {"method": "roots/list"}}}
-    pending = lf.input_round(result, FULL_CAPS, _ids(), lambda: "eid-1")
-    url, roots = pending
-    assert url.elicitation_id == "eid-1" and url.request["params"]["elicitationId"] == "eid-1"
-    legacy("ElicitRequest", url.request)
-    assert roots.request == {"jsonrpc": "2.0", "id": "bridge-2", "method": "roots/list"}
-    legacy("ListRootsRequest", roots.request)
-    assert "elicitationId" not in result["inputRequests"]["k"]["params"]  # upstream data untouched
-
-
-def test_input_round_refuses_undeclared_and_malformed() -> None:
-    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
-    with pytest.raises(lf.MrtrAbort) as err:
-        lf.input_round(result, {"elicitation": {}}, _ids())
-    assert "capital_of_france" in err.value.message
-    assert err.value.to_response(4)["error"]["code"] == -32603
-    with pytest.raises(lf.MrtrAbort):
-        lf.input_round({"resultType": "input_required", "inputRequests": {"x": {"method": "ping"}}}, FULL_CAPS, _ids())
-    with pytest.raises(lf.MrtrAbort):
-        lf.input_round({"resultType": "input_required"}, FULL_CAPS, _ids())
-    state_only = example("InputRequiredResult", "input-required-result-with-request-state-only.json")
-    assert lf.input_round(state_only, {}, _ids()) == []
-
-
-def test_input_responses_from_legacy_answers() -> None:
-    result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
-    elicit, sample = lf.input_round(result, FULL_CAPS, _ids())
-    expected = example("InputResponses")
-    e_answer = jsonrpc.result_response(elicit.request["id"], {**expected["github_login"], "_meta": {"x": 1}})
-    s_answer = jsonrpc.result_response(sample.request["id"], {**expected["capital_of_france"], "_meta": {"keep": True}})
-    legacy("ElicitResult", e_answer["result"])
-    legacy("CreateMessageResult", s_answer["result"])
-    responses = {elicit.key: lf.input_response(elicit, e_answer), sample.key: lf.input_response(sample, s_answer)}
-    assert responses["github_login"] == expected["github_login"]  # _meta dropped from ElicitResult
-    assert responses["capital_of_france"] == {**expected["capital_of_france"], "_meta": {"keep": True}}
-    modern("InputResponses", responses)
-    # elicitation error -> cancel; sampling error -> abort naming the input
-    err = jsonrpc.error_response(elicit.request["id"], -1, "User rejected")
-    assert lf.input_response(elicit, err) == {"action": "cancel"}
-    with pytest.raises(lf.MrtrAbort) as abort:
-        lf.input_response(sample, jsonrpc.error_response(sample.request["id"], -1, "User rejected sampling"))
-    assert "capital_of_france" in abort.value.message and abort.value.data["error"]["code"] == -1
-    roots = lf.PendingInput("r", "roots/list", jsonrpc.request("bridge-9", "roots/list"))
-    answer = jsonrpc.result_response("bridge-9", {**example("ListRootsResult", "single-root-directory.json"), "_meta": {"a": 1}})
-    value = lf.input_response(roots, answer)
-    assert "_meta" not in value
-    modern("ListRootsResult", value)
-    with pytest.raises(lf.MrtrAbort):
-        lf.input_response(roots, jsonrpc.error_response("bridge-9", -32601, "no roots"))
-
-
-def test_retry_request_echoes_state_byte_for_byte() -> None:
-    canonical = example("CallToolRequest")
-    state = "eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0 \u00e9+/="
-    retry = lf.retry_request(canonical, "retry-2", example("InputResponses"), state)
-    assert retry["id"] == "retry-2"
-    assert retry["params"]["requestState"] is state
-    assert retry["params"]["name"] == canonical["params"]["name"]
-    assert retry["params"]["_meta"] == canonical["params"]["_meta"]
-    modern("CallToolRequest", retry)
-    again = lf.retry_request(retry, "retry-3", {}, None)
-    assert "requestState" not in again["params"] and "inputResponses" not in again["params"]
-    assert "inputResponses" not in canonical["params"]
-
-
-def test_url_elicitation_completion_tracking() -> None:
-    url_req = {"method": "elicitation/create", "params": example("ElicitRequestURLParams")}
-    result = {"resultType": "input_required", "inputRequests": {"login": url_req, "form": example("ElicitRequest")}}
-    round_inputs = lf.input_round(result, FULL_CAPS, _ids(), lambda: "eid-7")
-    accepted = lf.accepted_url_elicitations(round_inputs, {"login": {"action": "accept"}, "form": {"action": "accept"}})
-    assert accepted == {"login": "eid-7"}
-    assert lf.accepted_url_elicitations(round_inputs, {"login": {"action": "decline"}}) == {}
-    still_asking = {"result": {"resultType": "input_required", "inputRequests": {"login": url_req}}}
-    assert lf.finished_url_elicitations(accepted, still_asking) == []
-    moved_on = {"result": {"resultType": "input_required", "inputRequests": {"other": example("ElicitRequest")}}}
-    assert lf.finished_url_elicitations(accepted, moved_on) == [("login", "eid-7")]
-    assert lf.finished_url_elicitations(accepted, {"result": {"resultType": "complete"}}) == [("login", "eid-7")]
-    assert lf.finished_url_elicitations(accepted, {"error": {"code": -32603, "message": "x"}}) == [("login", "eid-7")]
-
-
-def test_elicitation_complete_and_cancel_frames() -> None:
-    legacy("ElicitationCompleteNotification", lf.elicitation_complete("eid-1"))
-    legacy("CancelledNotification", lf.cancel_notification("bridge-1", "gone"))
 
 
 def test_result_type() -> None:

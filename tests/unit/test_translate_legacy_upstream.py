@@ -11,9 +11,9 @@ import pytest
 from bridge import eras, jsonrpc
 from bridge.jsonrpc import FrameError
 from bridge.state import StateSealer
+from bridge.translate import errors, modern_front
 from bridge.translate import legacy_upstream as tx
 from bridge.translate import mirror_headers as mh
-from bridge.translate import modern_front
 from bridge.upstream.factory import classify_discover_answer
 
 import spec
@@ -124,7 +124,7 @@ def test_mrtr_retry_results_carry_no_cache_hints() -> None:
     ({"code": 0, "message": "FastMCP bare error"}, 0),
 ])
 def test_error_renumbering(legacy_error: dict, expected_code: int) -> None:
-    err = tx.to_modern_error(legacy_error)
+    err = errors.to_modern_error(legacy_error)
     assert err["code"] == expected_code
     spec.modern("JSONRPCErrorResponse", {"jsonrpc": "2.0", "id": 1, "error": err})
     if legacy_error["code"] == -32002:
@@ -133,11 +133,11 @@ def test_error_renumbering(legacy_error: dict, expected_code: int) -> None:
 
 def test_fastmcp_unknown_resource_quirk_becomes_spec_not_found() -> None:
     quirk = {"code": 0, "message": "Unknown resource: memo://nope"}
-    err = tx.to_modern_error(quirk, "resources/read", {"uri": "memo://nope"})
+    err = errors.to_modern_error(quirk, "resources/read", {"uri": "memo://nope"})
     assert err == {"code": -32602, "message": "Resource not found", "data": {"uri": "memo://nope"}}
     # Only for resources/read, and only that message.
-    assert tx.to_modern_error(quirk, "tools/call", {"name": "x"})["code"] == 0
-    assert tx.to_modern_error({"code": 0, "message": "boom"}, "resources/read", {"uri": "u"})["code"] == 0
+    assert errors.to_modern_error(quirk, "tools/call", {"name": "x"})["code"] == 0
+    assert errors.to_modern_error({"code": 0, "message": "boom"}, "resources/read", {"uri": "u"})["code"] == 0
 
 
 @pytest.mark.parametrize(("frame", "era"), [
@@ -160,60 +160,6 @@ def test_capability_mapping_for_the_upstream_session() -> None:
     spec.legacy("InitializeRequest", jsonrpc.request(1, "initialize", params))
     # Pool keys are stable under key order and ignore what 2025 cannot express.
     assert tx.capabilities_key({"sampling": {}, "roots": {}}) == tx.capabilities_key({"roots": {}, "sampling": {}, "extensions": {}})
-
-
-@pytest.mark.parametrize(("method", "params", "entry_def"), [
-    ("elicitation/create", {"message": "Name?", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}},
-                            "_meta": {"progressToken": 1}}, "ElicitRequest"),
-    ("elicitation/create", {"mode": "url", "message": "Log in", "url": "https://example.com/x", "elicitationId": "e1"}, "ElicitRequest"),
-    ("sampling/createMessage", {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
-                                "task": {"ttl": 1000}}, "CreateMessageRequest"),
-    ("roots/list", {}, "ListRootsRequest"),
-])
-def test_server_requests_become_input_requests(method: str, params: dict, entry_def: str) -> None:
-    entry, elicitation_id = tx.input_request(method, params)
-    spec.modern(entry_def, entry)
-    assert "_meta" not in entry.get("params", {}) and "task" not in entry.get("params", {})
-    assert elicitation_id == params.get("elicitationId")
-    result = tx.input_required_result({"s7": entry}, "state", SERVER_INFO)
-    spec.modern("InputRequiredResult", result)
-
-
-def test_required_capabilities() -> None:
-    assert tx.required_capability("roots/list", {}) == {"roots": {}}
-    assert tx.required_capability("sampling/createMessage", {"tools": []}) == {"sampling": {"tools": {}}}
-    assert tx.required_capability("elicitation/create", {"mode": "url"}) == {"elicitation": {"url": {}}}
-    assert tx.has_capability({"elicitation": {}}, {"elicitation": {"form": {}}})  # {} means form
-    assert not tx.has_capability({"elicitation": {}}, {"elicitation": {"url": {}}})
-    assert not tx.has_capability({"sampling": {}}, {"sampling": {"tools": {}}})
-    assert tx.has_capability({"roots": {}}, {"roots": {}})
-
-
-def test_input_refusals_are_valid_2025_answers() -> None:
-    result, _ = tx.input_refusal("elicitation/create")
-    spec.legacy("ElicitResult", result)
-    _, error = tx.input_refusal("sampling/createMessage")
-    assert error == {"code": -1, "message": "User rejected sampling request"}
-
-
-def test_listen_ack_and_events() -> None:
-    server_caps = {"tools": {"listChanged": True}, "resources": {"subscribe": True}}
-    requested = spec.example("SubscriptionsListenRequest")["params"]["notifications"]
-    uris = tx.requested_resource_uris(requested, server_caps)
-    acked = tx.acknowledged_filter(requested, server_caps, uris)
-    ack = tx.ack_notification("listen-1", acked)
-    spec.modern("SubscriptionsAcknowledgedNotification", ack)
-    assert acked == {"toolsListChanged": True, "resourceSubscriptions": ["file:///project/config.json"]}
-    tools = tx.listen_event(jsonrpc.notification("notifications/tools/list_changed"), "listen-1", acked)
-    spec.modern("ToolListChangedNotification", tools)
-    assert tools["params"]["_meta"] == {eras.META_SUBSCRIPTION_ID: "listen-1"}
-    updated = tx.listen_event(jsonrpc.notification("notifications/resources/updated", {"uri": "file:///project/config.json"}), 7, acked)
-    spec.modern("ResourceUpdatedNotification", updated)
-    # A legacy server may send sub-resource URIs: delivered; unrelated ones and unrequested kinds: not.
-    assert tx.listen_event(jsonrpc.notification("notifications/resources/updated", {"uri": "file:///project/config.json/x"}), 7, acked)
-    assert tx.listen_event(jsonrpc.notification("notifications/resources/updated", {"uri": "file:///other"}), 7, acked) is None
-    assert tx.listen_event(jsonrpc.notification("notifications/prompts/list_changed"), 7, acked) is None
-    spec.modern("SubscriptionsListenResultResponse", jsonrpc.result_response("listen-1", tx.listen_closed_result("listen-1")))
 
 
 def test_log_filter() -> None:

@@ -1,0 +1,96 @@
+"""Replayable SSE event streams of the 2025 Streamable HTTP front (one per POST, one GET stream per session).
+
+2025-11-25 basic/transports.mdx §Resumability and Redelivery: event ids are unique within the session and name
+their stream (``<stream key>.<sequence>``), a client resumes with ``Last-Event-ID`` on GET, and the server replays
+only what followed on *that* stream. §Multiple Connections: each message goes to one stream only, so a session's
+GET stream has one consumer at a time (a newer GET takes it over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+
+from bridge.jsonrpc import Message
+
+
+def parse_event_id(event_id: str) -> tuple[str, int] | None:
+    """``<stream key>.<sequence>`` -> (key, sequence); None when it is not one of ours."""
+    key, _, seq = event_id.rpartition(".")
+    if not key or not seq.isdigit():
+        return None
+    return key, int(seq)
+
+
+class EventStream:
+    """An ordered sequence of events with ids ``<key>.<seq>``, replayable within the retention window."""
+
+    def __init__(self, key: str, retention: float) -> None:
+        self.key = key
+        self.retention = retention
+        self.events: deque[tuple[int, float, Message]] = deque()
+        self.seq = 0
+        self.closed = False
+        self.closed_at: float | None = None
+        self.consumers = 0
+        self.owner: object | None = None
+        """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
+        self._changed = asyncio.Event()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def push(self, msg: Message) -> None:
+        if self.closed:
+            return
+        self.seq += 1
+        now = time.monotonic()
+        self.events.append((self.seq, now, msg))
+        while self.events and self.events[0][1] < now - self.retention:
+            self.events.popleft()
+        self._wake()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.closed_at = time.monotonic()
+            self._wake()
+
+    def expired(self, now: float) -> bool:
+        return self.closed and self.consumers == 0 and self.closed_at is not None and self.closed_at < now - self.retention
+
+    async def wait_started(self) -> None:
+        """Until the first event is pushed or the stream closes."""
+        while not self.events and not self.closed:
+            await self._changed.wait()
+
+    def take_over(self) -> object:
+        token = object()
+        self.owner = token
+        self._wake()
+        return token
+
+    async def iterate(self, after: int, keepalive: float, token: object | None = None
+                      ) -> AsyncIterator[tuple[int, Message] | None]:
+        """Events with seq > ``after``; ``None`` after ``keepalive`` seconds of silence; ends when closed and drained
+        (or, for an exclusive consumer holding ``token``, when a newer consumer took the stream over)."""
+        cursor = after
+        while True:
+            if token is not None and self.owner is not token:
+                return
+            changed = self._changed
+            pending = [(s, m) for (s, _t, m) in self.events if s > cursor]
+            for s, m in pending:
+                cursor = s
+                yield (s, m)
+            if pending:
+                continue
+            if self.closed:
+                return
+            try:
+                await asyncio.wait_for(changed.wait(), keepalive)
+            except TimeoutError:
+                yield None

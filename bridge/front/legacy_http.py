@@ -1,0 +1,232 @@
+"""The 2025-11-25 Streamable HTTP front (2025-11-25 basic/transports.mdx §Streamable HTTP): sessions named by
+``Mcp-Session-Id``, one SSE or JSON answer per POST, the GET stream, ``Last-Event-ID`` replay, DELETE.
+
+Moves bytes and runs the session reaper; the session rules are ``bridge.translate.legacy_session``'s, the
+per-session tasks ``bridge.front.legacy_runner``'s, the replayable streams ``bridge.front.event_stream``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from bridge import jsonrpc
+from bridge.config import Settings
+from bridge.core import Upstream
+from bridge.eras import LEGACY
+from bridge.front.event_stream import EventStream, parse_event_id
+from bridge.front.http import call_context, json_message
+from bridge.front.legacy_runner import LegacyFrontSession, start_session
+from bridge.jsonrpc import Message, RequestId
+from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
+from bridge.translate import errors
+from bridge.translate import legacy_mrtr as mrtr
+from bridge.translate import legacy_session as ls
+
+log = logging.getLogger("mcp_bridge.front.legacy")
+
+SSE_RETRY_MS = 1000
+"""``retry`` advertised on primed POST streams: how soon a 2025 client reconnects after a drop
+(2025-11-25 basic/transports.mdx §Sending Messages to the Server item 6)."""
+
+
+class HttpSessionSlot:
+    """One session id on the HTTP front: the session and its replayable streams (GET stream ``g``, POSTs ``p<n>``)."""
+
+    def __init__(self, sid: str, settings: Settings) -> None:
+        self.sid = sid
+        self.settings = settings
+        self.session: LegacyFrontSession | None = None
+        self.get_stream = EventStream("g", settings.event_retention)
+        self.streams: dict[str, EventStream] = {"g": self.get_stream}
+        self.get_seen = 0
+        self._keys = itertools.count(1)
+
+    def new_stream(self) -> EventStream:
+        now = time.monotonic()
+        for key in [k for k, s in self.streams.items() if k != "g" and s.expired(now)]:
+            del self.streams[key]
+        stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention)
+        self.streams[stream.key] = stream
+        return stream
+
+    async def deliver(self, msg: Message) -> None:
+        self.get_stream.push(msg)
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+        for stream in self.streams.values():
+            stream.close()
+
+
+class LegacyHttpFront:
+    """2025-11-25 Streamable HTTP front over a canonical upstream (sessions, GET stream, DELETE)."""
+
+    def __init__(self, upstream: Upstream, settings: Settings) -> None:
+        self.upstream = upstream
+        self.settings = settings
+        self.sessions: dict[str, HttpSessionSlot] = {}
+        self._reaper: asyncio.Task[None] | None = None
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _ensure_reaper(self) -> None:
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.create_task(self._reap(), name="legacy-session-reaper")
+
+    async def _reap(self) -> None:
+        interval = ls.reap_interval(self.settings.session_idle_timeout)
+        while self.sessions:
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            for sid, slot in list(self.sessions.items()):
+                if slot.session is not None and slot.session.expired(now):
+                    log.info("session %s expired", sid)
+                    self.sessions.pop(sid, None)
+                    await slot.close()
+
+    def _lookup(self, request: Request, rid: RequestId | None) -> HttpSessionSlot | Response:
+        sid = request.headers.get("mcp-session-id")
+        slot = self.sessions.get(sid) if sid else None
+        state = slot.session.state if slot is not None and slot.session is not None else None
+        refusal = ls.admit_http(state, has_session_header=bool(sid), principal=call_context(request, LEGACY).principal,
+                                protocol_version=request.headers.get("mcp-protocol-version"), now=time.monotonic())
+        if refusal is None:
+            assert slot is not None
+            return slot
+        if refusal.expire and slot is not None:
+            self.sessions.pop(slot.sid, None)
+            asyncio.get_running_loop().create_task(slot.close())
+        return json_message(refusal.response(rid), refusal.status)
+
+    # --- POST --------------------------------------------------------------------------------------
+
+    async def handle_post(self, request: Request, msg: Message) -> Response:
+        rid = msg.get("id") if jsonrpc.is_request(msg) else None
+        if jsonrpc.is_request(msg) and msg.get("method") == "initialize":
+            return await self._initialize(request, msg)
+        found = self._lookup(request, rid)
+        if isinstance(found, Response):
+            return found
+        slot = found
+        session = slot.session
+        assert session is not None
+        if jsonrpc.is_response(msg):
+            session.on_response(msg)
+            return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
+        if jsonrpc.is_notification(msg):
+            await session.on_notification(msg)
+            return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
+        if not session.claim_id(msg["id"]):
+            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
+        if msg.get("method") == "ping":
+            return json_message(jsonrpc.result_response(msg["id"], {}))
+        stream = slot.new_stream()
+
+        async def send(out: Message) -> None:
+            stream.push(out)
+
+        task = session.begin(msg, send, call_context(request, LEGACY))
+
+        def finish(t: asyncio.Task[Message]) -> None:
+            if not t.cancelled() and t.exception() is None:
+                stream.push(t.result())
+            elif not t.cancelled():
+                log.error("request %r failed: %r", msg["id"], t.exception())
+                stream.push(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Internal error"))
+            stream.close()
+
+        task.add_done_callback(finish)
+        if mrtr.is_mrtr_method(msg["method"]):
+            # Calls that may run long or need client input answer on SSE at once, primed with an event id
+            # so a dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel).
+            return self._sse(stream, 0, prime=True)
+        # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
+        await stream.wait_started()
+        if stream.closed and len(stream.events) <= 1:
+            slot.streams.pop(stream.key, None)
+            if stream.events:
+                return json_message(stream.events[0][2])
+            # Cancelled by the client: it expects no response; give the POST an id-carrying error it will ignore.
+            return json_message(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Request cancelled"))
+        return self._sse(stream, 0)
+
+    def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False) -> StreamingResponse:
+        keepalive = self.settings.sse_keepalive
+        token = stream.take_over() if exclusive else None
+
+        async def body() -> AsyncIterator[bytes]:
+            stream.consumers += 1
+            try:
+                if prime:
+                    yield sse_priming(f"{stream.key}.{after}", SSE_RETRY_MS)
+                async for item in stream.iterate(after, keepalive, token):
+                    if item is None:
+                        yield KEEPALIVE
+                    else:
+                        yield sse_event(item[1], f"{stream.key}.{item[0]}")
+            finally:
+                stream.consumers -= 1
+
+        return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
+
+    async def _initialize(self, request: Request, msg: Message) -> Response:
+        ctx = call_context(request, LEGACY)
+        sid = secrets.token_urlsafe(24)
+        slot = HttpSessionSlot(sid, self.settings)
+        session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, sid)
+        if session is None:
+            return json_message(resp)
+        slot.session = session
+        self.sessions[sid] = slot
+        self._ensure_reaper()
+        return json_message(resp, headers={"Mcp-Session-Id": sid})
+
+    # --- GET ---------------------------------------------------------------------------------------
+
+    async def handle_get(self, request: Request) -> Response:
+        accept = request.headers.get("accept", "")
+        if "text/event-stream" not in accept and "*/*" not in accept:
+            refused = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
+            return json_message(refused, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
+        found = self._lookup(request, None)
+        if isinstance(found, Response):
+            return found
+        slot = found
+        last = parse_event_id(request.headers.get("last-event-id") or "")
+        stream = slot.streams.get(last[0]) if last is not None else None
+        if last is not None and stream is not None:
+            # Resume: replay what followed the client's last event (a POST stream ends after its response).
+            return self._sse(stream, last[1], exclusive=stream is slot.get_stream)
+        # Unknown or expired stream: start a fresh GET stream (allowed). One consumer per GET stream (each message
+        # goes to exactly one stream): a new GET replaces an older one, which is usually a connection the client
+        # already gave up on. The first GET of a session receives what was queued since initialize; later ones
+        # start now.
+        after = slot.get_seen
+        slot.get_seen = slot.get_stream.seq
+        return self._sse(slot.get_stream, after, exclusive=True)
+
+    # --- DELETE --------------------------------------------------------------------------------------
+
+    async def handle_delete(self, request: Request) -> Response:
+        found = self._lookup(request, None)
+        if isinstance(found, Response):
+            return found
+        self.sessions.pop(found.sid, None)
+        await found.close()
+        return Response(status_code=200)
+
+    async def aclose(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for slot in sessions:
+            await slot.close()

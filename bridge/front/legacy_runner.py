@@ -1,0 +1,236 @@
+"""The shell of one 2025 session (transport independent): executes what the pure session machine
+(``bridge.translate.legacy_session``) and round driver (``bridge.translate.legacy_mrtr``) decide.
+
+It owns the asyncio side only: one task per client request (cancelled by ``notifications/cancelled``), one
+future per bridge->client question, the upstream listen (``UpstreamListener``) and the per-question timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+
+from bridge import jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Upstream, UpstreamError
+from bridge.eras import META_LOG_LEVEL
+from bridge.front.legacy_listener import UpstreamListener
+from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.translate import errors
+from bridge.translate import legacy_front as lf
+from bridge.translate import legacy_mrtr as mrtr
+from bridge.translate import legacy_session as ls
+
+log = logging.getLogger("mcp_bridge.front.legacy")
+
+Send = Callable[[Message], Awaitable[None]]
+
+
+class LegacyFrontSession:
+    """A 2025 client's session: the machine's state plus the tasks and futures that serve it."""
+
+    def __init__(self, upstream: Upstream, settings: Settings, state: ls.SessionState, ctx: CallContext, deliver: Send) -> None:
+        self.upstream = upstream
+        self.settings = settings
+        self.state = state
+        self.ctx = ctx
+        self._deliver = deliver
+        self.listener = UpstreamListener(self)
+        self.tasks: dict[str, asyncio.Task[Message]] = {}
+        self.questions: dict[str, asyncio.Future[Message]] = {}
+        self._sub_lock = asyncio.Lock()
+
+    @property
+    def closed(self) -> bool:
+        return self.state.closed
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def expired(self, now: float) -> bool:
+        return ls.expired(self.state, now)
+
+    async def start(self) -> None:
+        """Open the upstream listen for unsolicited list_changed (before the initialize result goes out)."""
+        filt = ls.listen_filter(self.state)
+        if not filt:
+            return
+        try:
+            await self.listener.apply(filt)
+        except Exception as exc:  # noqa: BLE001 - a session without change notifications still works
+            log.warning("session %s: upstream listen unavailable: %s", self.state.session_id, exc)
+
+    async def close(self) -> None:
+        if self.state.closed:
+            return
+        ls.close(self.state)
+        for task in list(self.tasks.values()):
+            task.cancel()
+        for fut in self.questions.values():
+            if not fut.done():
+                fut.cancel()
+        await self.listener.close()
+
+    async def deliver_unsolicited(self, msg: Message) -> None:
+        if not self.state.closed:
+            await self._deliver(msg)
+
+    # --- client frames ---------------------------------------------------------------------------
+
+    def claim_id(self, rid: RequestId) -> bool:
+        return ls.claim_id(self.state, rid)
+
+    def begin(self, msg: Message, send: Send, ctx: CallContext) -> asyncio.Task[Message]:
+        """Run one client request as a task (tracked for ``notifications/cancelled``)."""
+        key = ls.begin(self.state, msg["id"])
+        task = asyncio.create_task(self.run_request(msg, ctx, send), name=f"legacy-req:{msg['id']!r}")
+        self.tasks[key] = task
+
+        def done(_t: asyncio.Task[Message]) -> None:
+            self.tasks.pop(key, None)
+            ls.finish(self.state, msg["id"])
+
+        task.add_done_callback(done)
+        return task
+
+    def on_response(self, msg: Message) -> bool:
+        key = ls.on_response(self.state, msg)
+        fut = self.questions.get(key) if key is not None else None
+        if fut is None or fut.done():
+            return False
+        fut.set_result(msg)
+        return True
+
+    async def on_notification(self, msg: Message) -> None:
+        cancel = ls.on_notification(self.state, msg)
+        if cancel is None:
+            return
+        task = self.tasks.get(cancel.request)
+        if task is not None and not task.done():
+            task.cancel()
+        for key in cancel.questions:
+            fut = self.questions.get(key)
+            if fut is not None and not fut.done():
+                fut.cancel()
+
+    # --- requests ----------------------------------------------------------------------------------
+
+    async def run_request(self, msg: Message, ctx: CallContext, send: Send) -> Message:
+        rid = msg["id"]
+        try:
+            decision = ls.on_request(self.state, msg)
+            if isinstance(decision, ls.Answer):
+                return decision.response
+            if isinstance(decision, ls.ChangeSubscriptions):
+                return await self._subscription(msg)
+            return await self._forward(msg, decision.canonical, ctx, send)
+        except UpstreamError as exc:
+            return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+
+    async def _subscription(self, msg: Message) -> Message:
+        async with self._sub_lock:
+            # Decided again under the lock: a concurrent (un)subscribe may have changed the set meanwhile.
+            change = ls.on_request(self.state, msg)
+            if isinstance(change, ls.Answer):
+                return change.response
+            assert isinstance(change, ls.ChangeSubscriptions)
+            try:
+                acked = await self.listener.apply(change.filter)
+            except FrameError as exc:
+                return ls.subscription_applied(self.state, msg["id"], change, None, exc)
+            except Exception as exc:  # noqa: BLE001
+                return ls.subscription_applied(self.state, msg["id"], change, None, FrameError(errors.INTERNAL_ERROR, str(exc)))
+            return ls.subscription_applied(self.state, msg["id"], change, acked)
+
+    def _emitter(self, send: Send, level: str | None) -> Callable[[Message], Awaitable[None]]:
+        async def emit(note: Message) -> None:
+            method = note.get("method")
+            if method == "notifications/progress":
+                if ls.admit_progress(self.state, note):
+                    await send(note)
+                return
+            if method == "notifications/message":
+                if ls.admit_log(level, note):
+                    await send(note)
+                return
+            out = lf.to_legacy_notification(note)
+            if out is not None and out.get("method") in lf.LISTEN_NOTIFICATIONS:
+                await self.deliver_unsolicited(out)
+
+        return emit
+
+    async def _forward(self, msg: Message, canonical: Message, ctx: CallContext, send: Send) -> Message:
+        rid = msg["id"]
+        meta = canonical["params"].get("_meta") or {}
+        emit = self._emitter(send, meta.get(META_LOG_LEVEL))
+        rounds = mrtr.start(msg, canonical, self.settings.mrtr_max_rounds)
+        try:
+            resp = await self.upstream.call(canonical, ctx, emit)
+            while True:
+                step: mrtr.Step = mrtr.on_upstream(rounds, resp, self.state.identity.client_capabilities,
+                                                   lambda: ls.ask(self.state, rid), lambda: str(uuid.uuid4()))
+                for note in step.notes:
+                    await send(note)
+                if isinstance(step, mrtr.Ask):
+                    answers = await asyncio.gather(*(self._ask(q, send) for q in step.questions))
+                    step = mrtr.on_answers(rounds, {q.key: a for q, a in zip(step.questions, answers, strict=True)})
+                if isinstance(step, mrtr.Finish):
+                    return step.response
+                if step.delay:
+                    await asyncio.sleep(step.delay)
+                resp = await self.upstream.call(step.request, ctx, emit)
+        finally:
+            if "progressToken" in meta:
+                ls.forget_progress(self.state, meta["progressToken"])
+
+    async def _ask(self, question: mrtr.PendingInput, send: Send) -> Message:
+        """Send one bridge->client request on the request's stream and wait for the client's answer."""
+        out_id = question.request["id"]
+        key = ls.id_key(out_id)
+        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self.questions[key] = fut
+        try:
+            await send(question.request)
+            try:
+                answer = await asyncio.wait_for(fut, self.settings.request_timeout)
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError  # the answer raced the client's cancel: the cancel wins
+                return answer
+            except TimeoutError:
+                with contextlib.suppress(Exception):
+                    await send(mrtr.cancel_notification(out_id, "timed out"))
+                return mrtr.unanswered(out_id)
+        except asyncio.CancelledError:
+            # The originating request was cancelled: withdraw our request from the client.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(send(mrtr.cancel_notification(out_id, "the originating request was cancelled")))
+            raise
+        finally:
+            self.questions.pop(key, None)
+            ls.answered(self.state, out_id)
+
+
+async def start_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
+                        session_id: str | None = None) -> tuple[LegacyFrontSession | None, Message]:
+    """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
+    rid = msg["id"]
+    try:
+        identity = lf.parse_initialize(msg.get("params"), settings.bridge_info())
+        await upstream.start()
+        discover = await upstream.discover(ctx)
+        state, result = ls.open_session(identity, discover, settings.bridge_info(), now=time.monotonic(),
+                                        idle_timeout=settings.session_idle_timeout, session_id=session_id,
+                                        principal=ctx.principal)
+    except FrameError as exc:
+        return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
+    except UpstreamError as exc:
+        return None, jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
+    session = LegacyFrontSession(upstream, settings, state, ctx, deliver)
+    ls.claim_id(state, rid)
+    await session.start()
+    return session, jsonrpc.result_response(rid, result)
+

@@ -1,0 +1,134 @@
+"""Transport guards shared by the single-server app (``bridge.front.http``) and the fleet app: Host
+allow-list, Origin, and (on MCP endpoints) content type and declared body size — as one ASGI middleware.
+
+2026-07-28 basic/transports/streamable-http.mdx §Security & Endpoint: servers MUST validate ``Origin``
+(403 when present and invalid, the body MAY be a JSON-RPC error without ``id``) to prevent DNS
+rebinding. A rebinding page also sends its own name as ``Host``, so the Host header is checked against
+an allow-list too (loopback names by default): a wrong Host is answered 421 Misdirected Request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bridge import jsonrpc
+from bridge.config import Settings
+from bridge.jsonrpc import INVALID_REQUEST
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+SCREENED = "mcp_bridge_screened"
+"""Set in the ASGI scope's state once a request passed the guard (the endpoint does not re-check)."""
+
+
+def _host_name(value: str) -> str:
+    """``Host``/``Origin`` authority -> lower-case host name without port or IPv6 brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
+    """A missing Host (HTTP/1.0) passes; otherwise loopback names and the configured ones ("*": any)."""
+    if host is None:
+        return True
+    allowed = list(allowed)
+    if "*" in allowed:
+        return True
+    name = _host_name(host)
+    return name in LOOPBACK_HOSTS or name in {_host_name(a) for a in allowed}
+
+
+def origin_allowed(origin: str | None, allowed: Iterable[str]) -> bool:
+    """No Origin (non-browser) is fine; loopback origins and configured ones ("*": any) pass."""
+    if origin is None:
+        return True
+    allowed = list(allowed)
+    if origin in allowed or "*" in allowed:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and _host_name(parts.netloc) in LOOPBACK_HOSTS
+
+
+def is_mcp_path(path: str) -> bool:
+    return path == "/mcp" or path.endswith("/mcp")
+
+
+@dataclass(frozen=True)
+class GuardPolicy:
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_body_bytes: int = 4 * 1024 * 1024
+    mcp_path: Callable[[str], bool] = field(default=is_mcp_path)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, mcp_path: Callable[[str], bool] = is_mcp_path) -> GuardPolicy:
+        return cls(tuple(settings.allowed_hosts), tuple(settings.allowed_origins), settings.max_body_bytes, mcp_path)
+
+
+def screen(method: str, path: str, headers: Mapping[str, str], policy: GuardPolicy) -> tuple[int, str, dict[str, str]] | None:
+    """The refusal (HTTP status, message, extra headers) for a request the guard stops, else None."""
+    if not host_allowed(headers.get("host"), policy.allowed_hosts):
+        return 421, "Misdirected Request: Host not allowed", {}
+    if not origin_allowed(headers.get("origin"), policy.allowed_origins):
+        return 403, "Forbidden: Origin not allowed", {}
+    if method != "POST" or not policy.mcp_path(path):
+        return None
+    ctype = headers.get("content-type", "")
+    if ctype.split(";")[0].strip().lower() != "application/json":
+        return 415, "Unsupported Media Type: Content-Type must be application/json", {}
+    declared = headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > policy.max_body_bytes:
+        return 413, f"Request body exceeds {policy.max_body_bytes} bytes", {"Connection": "close"}
+    return None
+
+
+def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """A JSON-RPC error without ``id`` (the request was not read), as the transport section allows."""
+    return Response(jsonrpc.dumps(jsonrpc.error_response(None, INVALID_REQUEST, message)), status_code=status,
+                    media_type="application/json", headers=headers)
+
+
+class TransportGuard:
+    """Pure ASGI middleware (no body buffering: streaming responses pass straight through)."""
+
+    def __init__(self, app: ASGIApp, policy: GuardPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            stop = screen(scope["method"], scope["path"], Headers(scope=scope), self.policy)
+            if stop is not None:
+                await refusal(*stop)(scope, receive, send)
+                return
+            scope.setdefault("state", {})[SCREENED] = True
+        await self.app(scope, receive, send)
+
+
+def guard_middleware(settings: Settings, mcp_path: Callable[[str], bool] = is_mcp_path) -> Middleware:
+    """``Starlette(middleware=[guard_middleware(settings)])`` for any app serving MCP endpoints."""
+    return Middleware(TransportGuard, policy=GuardPolicy.from_settings(settings, mcp_path))
+
+
+def screen_request(request: Request, settings: Settings) -> Response | None:
+    """For endpoints mounted in an app without the middleware: the same checks, once."""
+    if request.scope.get("state", {}).get(SCREENED):
+        return None
+    stop = screen(request.method, request.url.path, request.headers, GuardPolicy.from_settings(settings))
+    return refusal(*stop) if stop is not None else None
+
+
+__all__ = ["GuardPolicy", "LOOPBACK_HOSTS", "TransportGuard", "guard_middleware", "host_allowed", "origin_allowed",
+           "refusal", "screen", "screen_request"]

@@ -1,0 +1,229 @@
+"""Direction A, pure: one canonical 2026 request served by a 2025-era server, as a sans-I/O machine.
+
+Events in (the upstream's frames for this call, the round deadline, the client's retry, a cancel),
+actions out (frames for the upstream, notifications and the final response for the client, a deadline
+to run, a round to park). The shell (``bridge.upstream.legacy``) executes the actions; it never looks
+inside a frame. ``LegacyCall`` is plain data: ``to_json``/``from_json`` round-trip it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import jsonrpc
+from bridge.eras import MRTR_METHODS
+from bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
+from bridge.translate import errors
+from bridge.translate import legacy_upstream as tx
+from bridge.translate.mrtr_rounds import Rounds, refusal_frame
+
+MAX_HELD_NOTES = 256
+"""Request-scoped notifications kept while a call is parked (delivered on the retry's stream)."""
+
+
+@dataclass(frozen=True)
+class Send:
+    """A frame for the legacy server."""
+
+    frame: Message
+
+
+@dataclass(frozen=True)
+class Notify:
+    """A request-scoped notification for the 2026 client (on the current request's stream)."""
+
+    frame: Message
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Call ``on_timer`` at ``at_ms`` (the round's coalescing deadline)."""
+
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Park:
+    """Answer the client ``input_required`` with these ``inputRequests``; keep the call for the retry."""
+
+    input_requests: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The final canonical response for the client. The call is over."""
+
+    response: Message
+
+
+Action = Send | Notify | Wake | Park | Reply
+
+
+@dataclass
+class LegacyCall:
+    """One upstream request in flight, possibly spanning several client requests (MRTR rounds)."""
+
+    upstream_id: int
+    method: str
+    client_id: RequestId | None = None
+    caps: dict[str, Any] = field(default_factory=dict)
+    params: Any = None
+    client_token: str | int | None = None
+    log_level: str | None = None
+    last_progress: float | None = None
+    phase: str = "running"
+    """running | parked | done"""
+    held: list[Message] = field(default_factory=list)
+    early: Message | None = None
+    """The upstream's response when it arrived while a round was closing (delivered on the retry)."""
+    rounds: Rounds = field(default_factory=Rounds)
+    server_info: dict[str, Any] | None = None
+    ttl_ms: int = 0
+    cache_scope: str = "private"
+
+    # --- start -----------------------------------------------------------------------------------
+
+    @classmethod
+    def begin(cls, request: Message, upstream_id: int, *, server_info: dict[str, Any] | None = None, ttl_ms: int = 0,
+              cache_scope: str = "private") -> tuple[LegacyCall, list[Action]]:
+        call = cls(upstream_id, request["method"], server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
+        call._bind(request)
+        # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: the token is the bridge's own (its
+        # upstream id); the client's token is restored on the way back.
+        token = upstream_id if call.client_token is not None else None
+        return call, [Send(tx.to_legacy_request(request, upstream_id, token))]
+
+    def _bind(self, request: Message) -> None:
+        """The client request currently riding this upstream call (changes on each MRTR retry)."""
+        self.client_id = request.get("id")
+        self.params = request.get("params")
+        self.caps = tx.client_capabilities(request)
+        self.client_token = tx.client_progress_token(request)
+        self.log_level = tx.client_log_level(request)
+        self.last_progress = None
+
+    # --- events ------------------------------------------------------------------------------------
+
+    def on_upstream(self, msg: Message, now_ms: int) -> list[Action]:
+        """A frame the session attributed to this call: its response, a server request, a notification."""
+        if self.phase == "done":
+            return []
+        if jsonrpc.is_response(msg):
+            if self.rounds.coalescing() or self.phase == "parked":
+                self.early = msg
+                return self._close_round(None) if self.rounds.coalescing() else []
+            return self._finish(msg)
+        if jsonrpc.is_request(msg):
+            if self.method not in MRTR_METHODS:
+                # 2026-07-28 basic/patterns/mrtr.mdx §Supported Requests: only tools/call, prompts/get and
+                # resources/read may answer input_required; anything else is declined upstream.
+                return [Send(refusal_frame(msg["id"], msg["method"]))]
+            at = self.rounds.on_input(msg, now_ms)
+            return [Wake(at)] if at is not None else [Send(refusal_frame(msg["id"], msg["method"]))]
+        if msg.get("method") == "notifications/cancelled":
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            self.rounds.withdraw(params.get("requestId"))
+            return []
+        if self.phase == "parked":
+            if len(self.held) < MAX_HELD_NOTES:
+                self.held.append(msg)
+            return []
+        return self._note(msg)
+
+    def on_timer(self, now_ms: int) -> list[Action]:
+        if self.phase != "running" or not self.rounds.coalescing():
+            return []
+        return self._close_round(now_ms)
+
+    def resume(self, request: Message) -> list[Action]:
+        """The client's retry with ``inputResponses`` (its requestState already verified by the shell)."""
+        if self.phase != "parked":
+            return [Reply(_invalid_state(request.get("id")))]
+        responses = (request.get("params") or {}).get("inputResponses")
+        if responses is not None and not isinstance(responses, dict):
+            # 2026-07-28 basic/patterns/mrtr.mdx §Error Handling: a malformed InputResponses is a protocol error.
+            actions = self.cancel("malformed inputResponses")
+            return actions + [Reply(jsonrpc.error_response(request.get("id"), INVALID_PARAMS,
+                                                           "Invalid params: inputResponses must be an object"))]
+        self._bind(request)
+        self.phase = "running"
+        frames, again = self.rounds.answer(responses)
+        actions: list[Action] = [Send(f) for f in frames]
+        if again is not None:
+            self.phase = "parked"
+            return actions + [Park(again)]
+        held, self.held = self.held, []
+        for note in held:
+            actions += self._note(note)
+        if self.early is not None:
+            early, self.early = self.early, None
+            actions += self._finish(early)
+        return actions
+
+    def cancel(self, reason: str) -> list[Action]:
+        """The bridge gives up on the call (client cancel, timeout, parked call expired)."""
+        if self.phase == "done":
+            return []
+        self.phase = "done"
+        # 2025-11-25 basic/utilities/cancellation.mdx §Cancellation Flow: tell the server explicitly.
+        frames = self.rounds.refuse_all()
+        frames.append(jsonrpc.notification("notifications/cancelled", {"requestId": self.upstream_id, "reason": reason}))
+        return [Send(f) for f in frames]
+
+    # --- internals ---------------------------------------------------------------------------------
+
+    def _close_round(self, now_ms: int | None) -> list[Action]:
+        decision = self.rounds.close(self.caps, self.client_id, now_ms)
+        if decision.wake_at is not None:
+            return [Wake(decision.wake_at)]
+        if decision.error is not None:
+            actions: list[Action] = [Send(f) for f in decision.refusals]
+            actions += self.cancel("client lacks a required capability")
+            return actions + [Reply(decision.error)]
+        assert decision.input_requests is not None
+        self.phase = "parked"
+        return [Park(decision.input_requests)]
+
+    def _note(self, msg: Message) -> list[Action]:
+        method = msg.get("method")
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method == "notifications/progress":
+            # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: progress MUST increase; a
+            # notification that does not is dropped (after a retry the count starts afresh).
+            progress = params.get("progress")
+            if self.client_token is None or not isinstance(progress, (int, float)) or isinstance(progress, bool):
+                return []
+            if self.last_progress is not None and progress <= self.last_progress:
+                return []
+            self.last_progress = progress
+            return [Notify(tx.progress_to_client(msg, self.client_token))]
+        if method == "notifications/message" and tx.log_passes(params.get("level"), self.log_level):
+            # 2026-07-28 server/utilities/logging.mdx: logs only to a request that opted in (logLevel).
+            return [Notify(tx.strip_notification_meta(msg))]
+        return []
+
+    def _finish(self, msg: Message) -> list[Action]:
+        self.phase = "done"
+        if "error" in msg:
+            error = errors.to_modern_error(msg["error"], self.method, self.params)
+            return [Reply({"jsonrpc": "2.0", "id": self.client_id, "error": error})]
+        result = tx.to_modern_result(self.method, msg.get("result"), server_info=self.server_info, ttl_ms=self.ttl_ms,
+                                     cache_scope=self.cache_scope, cacheable=self.rounds.round == 0)
+        return [Reply(jsonrpc.result_response(self.client_id, result))]
+
+    # --- plain data --------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "rounds"}
+        data["rounds"] = self.rounds.to_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LegacyCall:
+        return cls(**{**data, "rounds": Rounds.from_json(data["rounds"])})
+
+
+def _invalid_state(client_id: RequestId | None) -> Message:
+    return jsonrpc.error_response(client_id, INVALID_PARAMS, "Invalid requestState: unknown, already used or expired",
+                                  {"reason": "unknown"})

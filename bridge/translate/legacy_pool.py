@@ -1,0 +1,335 @@
+"""Direction A, pure: the pool of 2025 upstream sessions as data — who gets which session, input leases,
+parked calls, resource-subscription counts — and the routing of each inbound frame of a session.
+
+A 2025 session fixes the client's capabilities and clientInfo at ``initialize`` (2025-11-25
+basic/lifecycle.mdx §Initialization), while a 2026 client sends them on every request (2026-07-28
+basic/index.mdx §Statelessness). So sessions are pooled by identity: (principal, legacy capabilities,
+client info). A legacy server's requests to its client carry no reference to the call they serve on
+stdio (and on a GET stream), so a session runs at most one *input-capable* call at a time: the holder
+of its lease. A parked call (waiting for the client's retry) does not hold the lease: its handler is
+blocked on the answers and cannot ask anything new until it gets them.
+
+``Pool`` is plain data (``to_json``/``from_json``); ids and times come in as arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import orjson
+
+from bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
+from bridge.jsonrpc import Message
+from bridge.translate import legacy_upstream as tx
+from bridge.translate.legacy_call import Action, LegacyCall
+from bridge.translate.listen import LIST_CHANGED
+
+# ---------------------------------------------------------------------------------------------
+# Limits and the named errors at each of them
+# ---------------------------------------------------------------------------------------------
+
+LIMIT_ERROR = -32000
+"""JSON-RPC code of a bridge resource limit. 2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099
+for the spec, so the bridge's own limits use the implementation-defined -32000 with ``data.limit``."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    per_identity_sessions: int = 8
+    total_sessions: int = 64
+    parked_per_identity: int = 64
+    parked_total: int = 1024
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """The caller gets a JSON-RPC error naming ``limit`` (HTTP ``status`` where one applies)."""
+
+    limit: str
+    message: str
+    status: int = 503
+
+
+@dataclass(frozen=True)
+class Grant:
+    sid: str
+    new: bool = False
+    exclusive: bool = False
+    evict: tuple[str, ...] = ()
+    """Idle sessions to close to make room (total cap)."""
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Every session of the identity runs an input-capable call: wait for a lease (with a deadline)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class SessionRec:
+    sid: str
+    key: str
+    principal: str | None
+    caps: dict[str, Any] = field(default_factory=dict)
+    """The 2026 client capabilities this session was initialized for."""
+    client_info: dict[str, Any] | None = None
+    provisional: bool = False
+    lease: int | None = None
+    """Upstream id of the running input-capable call holding the input lease (0: granted, not yet sent)."""
+    calls: list[int] = field(default_factory=list)
+    subs: dict[str, int] = field(default_factory=dict)
+    last_used_ms: int = 0
+
+    def idle(self) -> bool:
+        return not self.calls and self.lease is None and not self.subs
+
+
+@dataclass
+class ParkedRec:
+    puc: str
+    sid: str
+    upstream_id: int
+    principal: str | None
+    digest: str
+    method: str
+    round: int
+    expires_ms: int
+
+
+@dataclass
+class Pool:
+    sessions: dict[str, SessionRec] = field(default_factory=dict)
+    parked: dict[str, ParkedRec] = field(default_factory=dict)
+    refused: dict[str, int] = field(default_factory=dict)
+    """How many callers each limit turned away (metrics)."""
+
+    # --- sessions --------------------------------------------------------------------------------
+
+    def group(self, key: str) -> list[SessionRec]:
+        return [s for s in self.sessions.values() if s.key == key]
+
+    def acquire(self, request: Message | None, principal: str | None, new_sid: str, *, limits: Limits,
+                now_ms: int = 0) -> Grant | Wait | Refuse:
+        """A session for ``request`` (None: the bridge's own provisional session). Input-capable calls
+        (a method that may ask the client, from a client that declared something it can be asked for)
+        get the session's input lease."""
+        caps = tx.client_capabilities(request) if request is not None else {}
+        info = tx.client_info(request) if request is not None else None
+        key = identity_key(principal, caps, info)
+        exclusive = request is not None and request.get("method") in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+        group = self.group(key)
+        if exclusive:
+            for s in group:
+                if s.lease is None:
+                    s.lease, s.last_used_ms = 0, now_ms
+                    return Grant(s.sid, exclusive=True)
+            if len(group) >= limits.per_identity_sessions:
+                return Wait()
+        elif group:
+            group[0].last_used_ms = now_ms
+            return Grant(group[0].sid)
+        evict: tuple[str, ...] = ()
+        if len(self.sessions) >= limits.total_sessions:
+            idle = sorted((s for s in self.sessions.values() if s.idle() and s.sid not in self._parked_sids()),
+                          key=lambda s: s.last_used_ms)
+            if not idle:
+                return self._refuse("upstream_sessions", f"Upstream session limit reached ({limits.total_sessions})")
+            evict = (idle[0].sid,)
+            del self.sessions[idle[0].sid]
+        retired = tuple(s.sid for s in self.sessions.values() if s.provisional and s.key != key and s.idle())
+        for sid in retired:
+            del self.sessions[sid]
+        self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None,
+                                            lease=0 if exclusive else None, last_used_ms=now_ms)
+        return Grant(new_sid, new=True, exclusive=exclusive, evict=evict + retired)
+
+    def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
+                   server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str) -> tuple[LegacyCall, list[Action]]:
+        """Start ``request`` on session ``sid`` as upstream request ``upstream_id``."""
+        s = self.sessions[sid]
+        s.calls.append(upstream_id)
+        if exclusive:
+            s.lease = upstream_id
+        return LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
+
+    def release(self, sid: str) -> None:
+        s = self.sessions.get(sid)
+        if s is not None:
+            s.lease = None
+
+    def relock(self, sid: str, upstream_id: int) -> bool:
+        """A parked call resumes: it needs its own session's lease back (False: someone else runs)."""
+        s = self.sessions.get(sid)
+        if s is None or s.lease is not None:
+            return False
+        s.lease = upstream_id
+        return True
+
+    def open_call(self, sid: str, upstream_id: int) -> None:
+        """A request of the bridge's own (initialize, setLevel, subscribe) on session ``sid``."""
+        self.sessions[sid].calls.append(upstream_id)
+
+    def close_call(self, sid: str, upstream_id: int) -> None:
+        s = self.sessions.get(sid)
+        if s is None:
+            return
+        if upstream_id in s.calls:
+            s.calls.remove(upstream_id)
+        if s.lease == upstream_id:
+            s.lease = None
+
+    def lost(self, sid: str) -> list[ParkedRec]:
+        """The session died: its calls are gone, and so are its parked calls (returned)."""
+        s = self.sessions.get(sid)
+        if s is not None:
+            s.calls.clear()
+            s.lease = None
+        return [self.parked.pop(p.puc) for p in list(self.parked.values()) if p.sid == sid]
+
+    def drop(self, sid: str) -> None:
+        self.sessions.pop(sid, None)
+
+    # --- parked calls ------------------------------------------------------------------------------
+
+    def park(self, sid: str, call: LegacyCall, request: Message, puc: str, principal: str | None, *, expires_ms: int,
+             limits: Limits) -> tuple[ParkedRec, list[ParkedRec]]:
+        """Park ``call`` until the client's retry; returns its record and the oldest parked calls released
+        to stay within the caps (each is answered upstream as on expiry). The parked handler waits for
+        its answers and cannot ask anything new, so the session's input lease is freed."""
+        rec = ParkedRec(puc, sid, call.upstream_id, principal, tx.request_digest(request), request["method"],
+                        call.rounds.round, expires_ms)
+        self.parked[puc] = rec
+        s = self.sessions.get(sid)
+        if s is not None and s.lease == call.upstream_id:
+            s.lease = None
+        released = []
+        for limit, cap, owner in (("parked_per_identity", limits.parked_per_identity, principal),
+                                  ("parked_total", limits.parked_total, None)):
+            mine = [p for p in self.parked.values() if limit == "parked_total" or p.principal == owner]
+            for old in sorted(mine, key=lambda p: p.expires_ms)[: max(0, len(mine) - cap)]:
+                released.append(self.parked.pop(old.puc))
+                self.refused[limit] = self.refused.get(limit, 0) + 1
+        return rec, released
+
+    def reclaim(self, puc: str, round: int) -> tuple[ParkedRec | None, bool]:
+        """The client retried a parked call: take its record (single use; None when unknown, used, or
+        of another round) and try to take its session's input lease back (False: wait for ``relock``)."""
+        rec = self.parked.get(puc)
+        if rec is None or rec.round != round:
+            return None, False
+        del self.parked[puc]
+        return rec, self.relock(rec.sid, rec.upstream_id)
+
+    def take(self, puc: str) -> ParkedRec | None:
+        return self.parked.pop(puc, None)
+
+    def expired(self, now_ms: int) -> list[ParkedRec]:
+        return [self.parked.pop(p.puc) for p in list(self.parked.values()) if p.expires_ms <= now_ms]
+
+    def _parked_sids(self) -> set[str]:
+        return {p.sid for p in self.parked.values()}
+
+    # --- resource subscriptions (refcounted per session) -----------------------------------------
+
+    def subscribe(self, sid: str, uri: str) -> bool:
+        """Count one more listener of ``uri``; True when the session must send ``resources/subscribe``."""
+        subs = self.sessions[sid].subs
+        subs[uri] = subs.get(uri, 0) + 1
+        return subs[uri] == 1
+
+    def unsubscribe(self, sid: str, uri: str) -> bool:
+        """True when the last listener left and ``resources/unsubscribe`` is due."""
+        s = self.sessions.get(sid)
+        if s is None or uri not in s.subs:
+            return False
+        s.subs[uri] -= 1
+        if s.subs[uri] > 0:
+            return False
+        del s.subs[uri]
+        return True
+
+    def _refuse(self, limit: str, message: str, status: int = 503) -> Refuse:
+        self.refused[limit] = self.refused.get(limit, 0) + 1
+        return Refuse(limit, message, status)
+
+    # --- plain data ----------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Pool:
+        return cls({k: SessionRec(**v) for k, v in data["sessions"].items()},
+                   {k: ParkedRec(**v) for k, v in data["parked"].items()}, dict(data["refused"]))
+
+
+INPUT_CAPABILITIES = ("elicitation", "sampling", "roots")
+"""2026-07-28 basic/patterns/mrtr.mdx §Server Requirements (Basic Workflow): only what the client
+declared may be asked; a client that declared none of these can never be asked anything."""
+
+
+def identity_key(principal: str | None, caps: dict[str, Any] | None, info: dict[str, Any] | None) -> str:
+    """Sessions differ exactly when what ``initialize`` fixes differs (2025-11-25 basic/lifecycle.mdx §Initialization)."""
+    info_key = f"{info.get('name')}/{info.get('version')}" if info else ""
+    return orjson.dumps([principal, tx.capabilities_key(caps), info_key]).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Inbound frames of one session: which call (if any) each belongs to
+# ---------------------------------------------------------------------------------------------
+
+INBOUND_NOTIFICATIONS = {
+    "notifications/progress": "by_token",  # 2025-11-25 basic/utilities/progress.mdx §Progress Flow (token = our id)
+    "notifications/message": "by_log",  # 2025-11-25 server/utilities/logging.mdx §Log Message Notifications
+    "notifications/resources/updated": "fanout",  # 2025-11-25 server/resources.mdx §Subscriptions
+    "notifications/cancelled": "every_call",  # 2025-11-25 basic/utilities/cancellation.mdx (a withdrawn server request)
+    **{method: "fanout" for method in LIST_CHANGED},  # 2025-11-25 server/{tools,prompts,resources}.mdx §List Changed Notification
+}
+
+
+def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | None], lease: int | None) -> tuple[str, Any]:
+    """Where one inbound frame of a session goes.
+
+    ``calls``: the session's requests in flight (upstream id -> whether the call opted into logs; None
+    for the bridge's own requests, which ask nobody); ``lease``: the input lease holder. ``related``: the
+    upstream request whose response stream carried the frame, when the wire says (Streamable HTTP);
+    None on stdio and the GET stream. Returns one of
+    ``("call", id)``, ``("calls", [ids])``, ``("fanout", None)``, ``("pong", None)``,
+    ``("refuse", None)`` (answer as a client that declines), ``("unknown", None)`` (-32601), ``("drop", None)``.
+    """
+    method = msg.get("method")
+    if method is None:
+        rid = msg.get("id")
+        return ("call", rid) if isinstance(rid, int) and rid in calls else ("drop", None)
+    if "id" in msg:
+        if method == "ping":  # 2025-11-25 basic/utilities/ping.mdx §Behavior Requirements
+            return "pong", None
+        if method not in INPUT_REQUEST_METHODS:
+            return "unknown", None
+        if isinstance(related, int) and related in calls:
+            return "call", related
+        # No wire attribution: unambiguous through the session's input lease, or when only one client
+        # call is in flight (then a client that cannot be asked gets -32021 rather than a silent "no").
+        if lease and lease in calls:
+            return "call", lease
+        client_calls = [cid for cid, logs in calls.items() if logs is not None]
+        return ("call", client_calls[0]) if len(client_calls) == 1 else ("refuse", None)
+    rule = INBOUND_NOTIFICATIONS.get(method)
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    if rule == "by_token":
+        token = params.get("progressToken")
+        return ("call", token) if isinstance(token, int) and token in calls else ("drop", None)
+    if rule == "by_log":
+        if isinstance(related, int) and related in calls:
+            return "call", related
+        opted = [cid for cid, logs in calls.items() if logs is True]
+        return ("call", opted[0]) if len(opted) == 1 else ("drop", None)
+    if rule == "every_call":
+        return "calls", list(calls)
+    if rule == "fanout":
+        return "fanout", None
+    return "drop", None  # notifications/elicitation/complete and anything unknown: consumed

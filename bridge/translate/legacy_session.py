@@ -1,0 +1,398 @@
+"""Direction B, pure: the rules of one 2025-11-25 session served from a 2026-07-28 upstream.
+
+A ``SessionState`` is plain data (``to_json``/``from_json`` round-trip through JSON) and the functions
+below are the session's rules: frames in, decisions out, no I/O, no clock (``now`` is an argument).
+The shells (``bridge/front/legacy_*.py``) execute the decisions and run the timers.
+
+Rules: the local request handlers are the table ``LOCAL_REQUESTS`` (method -> handler, spec section);
+the transport-level answers (``admit_http``, ``before_initialize``) and the notification rules cite their
+sections where they are decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import jsonrpc
+from bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
+from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.translate import errors
+from bridge.translate import legacy_front as lf
+
+ID_MEMORY = 4096
+"""How many used request ids a session remembers for the reuse rule (older ones age out)."""
+
+
+def id_key(rid: Any) -> str:
+    """A JSON-safe key for a request id that keeps ``1`` and ``"1"`` apart."""
+    return f"{type(rid).__name__}:{rid}"
+
+
+# ==============================================================================================
+# State
+# ==============================================================================================
+
+
+@dataclass
+class SessionState:
+    """Everything one 2025 session fixes; JSON-serializable (the shared-state store keeps it as is)."""
+
+    identity: lf.SessionIdentity
+    idle_timeout: float
+    deadline: float
+    """Monotonic-clock time after which an idle session (nothing in flight) is expired."""
+    session_id: str | None = None
+    principal: str | None = None
+    """Digest of the credentials that opened the session; other credentials never see it."""
+    initialized: bool = False
+    closed: bool = False
+    subscribed: list[str] = field(default_factory=list)
+    recent_ids: list[str] = field(default_factory=list)
+    inflight: list[str] = field(default_factory=list)
+    outstanding: dict[str, str] = field(default_factory=dict)
+    """Bridge->client request key -> key of the client request it was asked for."""
+    next_out_id: int = 1
+    progress: dict[str, float] = field(default_factory=dict)
+    """Last progress value sent per progress token (2025 progress MUST increase)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "identity": self.identity.to_json(), "idle_timeout": self.idle_timeout, "deadline": self.deadline,
+            "session_id": self.session_id, "principal": self.principal, "initialized": self.initialized,
+            "closed": self.closed, "subscribed": list(self.subscribed), "recent_ids": list(self.recent_ids),
+            "inflight": list(self.inflight), "outstanding": dict(self.outstanding), "next_out_id": self.next_out_id,
+            "progress": dict(self.progress),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionState:
+        return cls(**{**data, "identity": lf.SessionIdentity.from_json(data["identity"])})
+
+
+def open_session(identity: lf.SessionIdentity, discover: dict[str, Any], bridge_info: dict[str, str], *, now: float,
+                 idle_timeout: float, session_id: str | None = None, principal: str | None = None
+                 ) -> tuple[SessionState, dict[str, Any]]:
+    """A new session and its ``InitializeResult`` (answered locally from the upstream's ``DiscoverResult``:
+    2025-11-25 basic/lifecycle.mdx §Initialization); FrameError when ``initialize`` cannot be honoured.
+    ``identity`` is ``legacy_front.parse_initialize`` of the request's params (checked before any upstream work)."""
+    result = lf.initialize_result(discover, identity, bridge_info)
+    state = SessionState(identity=identity, idle_timeout=idle_timeout, deadline=now + idle_timeout,
+                         session_id=session_id, principal=principal)
+    return state, result
+
+
+# ==============================================================================================
+# Lifecycle: deadline, in-flight requests
+# ==============================================================================================
+
+
+def touch(state: SessionState, now: float) -> None:
+    state.deadline = now + state.idle_timeout
+
+
+def expired(state: SessionState, now: float) -> bool:
+    return now > state.deadline and not state.inflight
+
+
+def reap_interval(idle_timeout: float) -> float:
+    """How often a shell looks for expired sessions (a quarter of the idle timeout, 0.5-30 s)."""
+    return max(0.5, min(30.0, idle_timeout / 4))
+
+
+def claim_id(state: SessionState, rid: RequestId) -> bool:
+    """False when the client reuses a request id within the session (2025-11-25 basic/index.mdx §Requests)."""
+    key = id_key(rid)
+    if key in state.inflight or key in state.recent_ids:
+        return False
+    state.recent_ids.append(key)
+    if len(state.recent_ids) > ID_MEMORY:
+        del state.recent_ids[0]
+    return True
+
+
+def begin(state: SessionState, rid: RequestId) -> str:
+    key = id_key(rid)
+    state.inflight.append(key)
+    return key
+
+
+def finish(state: SessionState, rid: RequestId) -> None:
+    key = id_key(rid)
+    if key in state.inflight:
+        state.inflight.remove(key)
+    for out_key, owner in list(state.outstanding.items()):
+        if owner == key:
+            del state.outstanding[out_key]
+
+
+def close(state: SessionState) -> list[str]:
+    """Mark closed; returns the in-flight request keys the shell must cancel."""
+    state.closed = True
+    keys, state.inflight = list(state.inflight), []
+    state.outstanding.clear()
+    return keys
+
+
+# ==============================================================================================
+# Admission: which answer a frame gets before any work
+# ==============================================================================================
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refusal before any work: the HTTP status (unused on stdio) and the JSON-RPC error."""
+
+    status: int
+    code: int
+    message: str
+    expire: bool = False
+    """The session is past its deadline: the shell ends it."""
+
+    def response(self, rid: RequestId | None) -> Message:
+        return jsonrpc.error_response(rid, self.code, self.message)
+
+
+def admit_http(state: SessionState | None, *, has_session_header: bool, principal: str | None,
+               protocol_version: str | None, now: float) -> Refusal | None:
+    """The 2025 Streamable HTTP checks for a POST/GET/DELETE of an existing session (None: admitted; touched)."""
+    if not has_session_header:
+        return Refusal(errors.LEGACY_SESSION_REQUIRED_STATUS, errors.INVALID_REQUEST,
+                       "Bad Request: Mcp-Session-Id header is required")
+    if state is None or state.closed:
+        return Refusal(errors.LEGACY_SESSION_NOT_FOUND_STATUS, errors.INVALID_REQUEST, "Session not found")
+    if principal != state.principal:
+        # Sessions are bound to the credentials that opened them; others must not learn they exist.
+        return Refusal(errors.LEGACY_SESSION_NOT_FOUND_STATUS, errors.INVALID_REQUEST, "Session not found")
+    if expired(state, now):
+        return Refusal(errors.LEGACY_SESSION_NOT_FOUND_STATUS, errors.INVALID_REQUEST, "Session expired", expire=True)
+    version = protocol_version or errors.LEGACY_ASSUMED_VERSION
+    if version not in LEGACY_VERSIONS:
+        return Refusal(errors.LEGACY_BAD_VERSION_STATUS, errors.INVALID_REQUEST,
+                       f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
+    touch(state, now)
+    return None
+
+
+def before_initialize(msg: Message) -> Message:
+    """The answer to a request that arrives before ``initialize`` was answered (stdio: no session yet)."""
+    if msg.get("method") == "ping":
+        return jsonrpc.result_response(msg["id"], {})
+    return jsonrpc.error_response(msg["id"], errors.INVALID_REQUEST,
+                                  "Invalid Request: the session is not initialized (send initialize first)")
+
+
+REUSED_ID = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST,
+                    "Invalid Request: request id already used in this session")
+ALREADY_INITIALIZED = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST, "Invalid Request: already initialized")
+
+
+# ==============================================================================================
+# Requests of a live session
+# ==============================================================================================
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Answer locally with this response."""
+
+    response: Message
+
+
+@dataclass(frozen=True)
+class ChangeSubscriptions:
+    """Make the upstream listen match ``filter``; then ``subscription_applied`` gives the answer."""
+
+    uri: str
+    subscribe: bool
+    wanted: list[str]
+    filter: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Forward:
+    """Send this canonical request upstream (the MRTR round driver takes it from there)."""
+
+    canonical: Message
+
+
+RequestDecision = Answer | ChangeSubscriptions | Forward
+
+
+def _ping(state: SessionState, rid: RequestId, method: str, params: dict[str, Any]) -> RequestDecision:
+    return Answer(jsonrpc.result_response(rid, {}))
+
+
+def _initialize_again(state: SessionState, rid: RequestId, method: str, params: dict[str, Any]) -> RequestDecision:
+    return Answer(jsonrpc.error_response(rid, errors.INVALID_REQUEST, "Invalid Request: the session is already initialized"))
+
+
+def _set_level(state: SessionState, rid: RequestId, method: str, params: dict[str, Any]) -> RequestDecision:
+    # Accepted even when discover does not list `logging` (deprecated in 2026): servers still log to requests
+    # that carry a logLevel (2026-07-28 server/utilities/logging.mdx), and stamping it costs nothing.
+    state.identity.log_level = lf.validate_log_level(params)
+    return Answer(jsonrpc.result_response(rid, {}))
+
+
+def _subscription(state: SessionState, rid: RequestId, method: str, params: dict[str, Any]) -> RequestDecision:
+    uri = params.get("uri")
+    if not isinstance(uri, str) or not uri:
+        raise FrameError(errors.INVALID_PARAMS, "Invalid params: uri must be a non-empty string")
+    res_caps = state.identity.server_capabilities.get("resources")
+    if not (isinstance(res_caps, dict) and res_caps.get("subscribe")):
+        raise FrameError(errors.METHOD_NOT_FOUND, f"Method not found: {method} (the server does not support subscriptions)")
+    wanted = set(state.subscribed)
+    subscribe = method == "resources/subscribe"
+    if subscribe:
+        wanted.add(uri)
+    else:
+        wanted.discard(uri)
+    ordered = sorted(wanted)
+    return ChangeSubscriptions(uri, subscribe, ordered, lf.listen_filter(state.identity.server_capabilities, ordered))
+
+
+@dataclass(frozen=True)
+class LocalRule:
+    handler: Callable[[SessionState, RequestId, str, dict[str, Any]], RequestDecision]
+    spec: str
+
+
+LOCAL_REQUESTS: dict[str, LocalRule] = {
+    # A 2025 session's requests that the bridge answers itself (2026-07-28 removed them: changelog.mdx §Major changes).
+    "ping": LocalRule(_ping, "2025-11-25 basic/utilities/ping.mdx §Behavior Requirements (respond promptly, empty result)"),
+    "initialize": LocalRule(_initialize_again, "2025-11-25 basic/lifecycle.mdx §Initialization (the first interaction, once)"),
+    "logging/setLevel": LocalRule(_set_level, "2025-11-25 server/utilities/logging.mdx §Setting Log Level, §Error Handling (-32602)"),
+    "resources/subscribe": LocalRule(_subscription, "2025-11-25 server/resources.mdx §Subscriptions, §Capabilities "
+                                                    "-> 2026-07-28 basic/patterns/subscriptions.mdx §Notification Filter"),
+    "resources/unsubscribe": LocalRule(_subscription, "2025-11-25 server/resources.mdx §Subscriptions "
+                                                      "-> 2026-07-28 basic/patterns/subscriptions.mdx §Notification Filter"),
+}
+
+
+def on_request(state: SessionState, msg: Message) -> RequestDecision:
+    """What a (claimed, admitted) request of the session becomes: a local answer, a subscription change, or
+    a canonical request for the upstream. Methods 2025 does not define get -32601 (JSON-RPC 2.0 §5.1)."""
+    rid = msg["id"]
+    method = msg["method"]
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    try:
+        rule = LOCAL_REQUESTS.get(method)
+        if rule is not None:
+            return rule.handler(state, rid, method, params)
+        if method not in LEGACY_CLIENT_METHODS:
+            return Answer(jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND, f"Method not found: {method}"))
+        return Forward(lf.to_canonical_request(msg, state.identity))
+    except FrameError as exc:
+        return Answer(jsonrpc.error_response(rid, exc.code, exc.message, exc.data))
+
+
+def subscription_applied(state: SessionState, rid: RequestId, change: ChangeSubscriptions, acked: dict[str, Any] | None,
+                         failure: FrameError | None = None) -> Message:
+    """The answer to ``resources/(un)subscribe`` once the upstream acknowledged (or refused) the new filter."""
+    if failure is not None:
+        if failure.code == errors.METHOD_NOT_FOUND:
+            return jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND,
+                                          "Method not found: resources/subscribe (the upstream serves no subscriptions)")
+        return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Subscription not accepted upstream: {failure.message}")
+    if change.subscribe and change.uri not in ((acked or {}).get("resourceSubscriptions") or []):
+        # 2026-07-28 basic/patterns/subscriptions.mdx §Acknowledgment: the server may grant less than asked.
+        return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, "Subscription not accepted upstream", {"uri": change.uri})
+    state.subscribed = list(change.wanted)
+    return jsonrpc.result_response(rid, {})
+
+
+def listen_filter(state: SessionState) -> dict[str, Any]:
+    """The filter the session's upstream listen needs now (list_changed kinds + subscribed URIs)."""
+    return lf.listen_filter(state.identity.server_capabilities, state.subscribed)
+
+
+def wants_update(state: SessionState, uri: Any) -> bool:
+    """Whether ``notifications/resources/updated`` for ``uri`` concerns this session's subscriptions."""
+    if not isinstance(uri, str):
+        return False
+    if uri in state.subscribed:
+        return True
+    # 2025 allows updates for sub-resources of a subscribed URI: over-deliver rather than under-deliver.
+    return any(uri.startswith(s.rstrip("/") + "/") for s in state.subscribed)
+
+
+# ==============================================================================================
+# Client notifications and responses; bridge->client requests
+# ==============================================================================================
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Stop the client request ``request`` and void the bridge->client requests ``questions`` it waits on."""
+
+    request: str
+    questions: list[str]
+
+
+def on_notification(state: SessionState, msg: Message) -> Cancel | None:
+    method = msg.get("method")
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    if method == "notifications/initialized":
+        state.initialized = True
+    elif method == "notifications/cancelled" and "requestId" in params:
+        key = id_key(params.get("requestId"))
+        # Questions the cancelled request is waiting on are void now, even if their answers are in flight.
+        return Cancel(key, [out for out, owner in state.outstanding.items() if owner == key])
+    # notifications/roots/list_changed: the bridge keeps no roots cache, nothing to invalidate.
+    # notifications/progress from the client (for bridge requests): nothing upstream wants it.
+    return None
+
+
+def ask(state: SessionState, owner: RequestId) -> RequestId:
+    """Mint the id of a bridge->client request asked on behalf of client request ``owner``."""
+    out_id = f"bridge-{state.next_out_id}"
+    state.next_out_id += 1
+    state.outstanding[id_key(out_id)] = id_key(owner)
+    return out_id
+
+
+def answered(state: SessionState, out_id: RequestId) -> None:
+    state.outstanding.pop(id_key(out_id), None)
+
+
+def on_response(state: SessionState, msg: Message) -> str | None:
+    """The key of the bridge->client request a client response answers (None: unknown or already void)."""
+    key = id_key(msg.get("id"))
+    return key if key in state.outstanding else None
+
+
+# ==============================================================================================
+# Upstream notifications for one request
+# ==============================================================================================
+
+
+def admit_progress(state: SessionState, note: Message) -> bool:
+    """2025-11-25 basic/utilities/progress.mdx §Behavior Requirements: progress MUST increase with each notification,
+    also across MRTR retries that the client never sees."""
+    params = note.get("params")
+    if not isinstance(params, dict):
+        return False
+    progress = params.get("progress")
+    if isinstance(progress, bool) or not isinstance(progress, int | float):
+        return False
+    key = id_key(params.get("progressToken"))
+    last = state.progress.get(key)
+    if last is not None and progress <= last:
+        return False
+    state.progress[key] = progress
+    return True
+
+
+def forget_progress(state: SessionState, token: Any) -> None:
+    state.progress.pop(id_key(token), None)
+
+
+def admit_log(level: str | None, note: Message) -> bool:
+    """A ``notifications/message`` reaches the client only at or above ``level``, the level it had set when the
+    request started (2025-11-25 server/utilities/logging.mdx §Setting Log Level); none before any
+    ``logging/setLevel`` (2026 logs are a per-request opt-in: 2026-07-28 server/utilities/logging.mdx)."""
+    if level is None:
+        return False
+    params = note.get("params") if isinstance(note.get("params"), dict) else {}
+    return lf.log_rank(params.get("level")) >= lf.log_rank(level)

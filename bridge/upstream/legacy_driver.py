@@ -1,0 +1,216 @@
+"""Direction A shell: one initialized 2025 session (one stdio child, or one Mcp-Session-Id) and its calls.
+
+Runs the handshake, sends frames, and hands every inbound frame to the call the pure router
+(``bridge.translate.legacy_pool.route_inbound``) names. Calls are ``LiveCall`` objects: a pure
+``LegacyCall`` machine (None for the bridge's own requests) plus the queue its driver reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from bridge import eras, jsonrpc
+from bridge.core import UpstreamError
+from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from bridge.translate import legacy_upstream as tx
+from bridge.translate import listen
+from bridge.translate.legacy_call import LegacyCall
+from bridge.translate.legacy_pool import SessionRec, route_inbound
+from bridge.translate.mrtr_rounds import refusal_frame
+from bridge.upstream.legacy_transport import LegacyTransport, SessionLost
+
+if TYPE_CHECKING:
+    from bridge.upstream.legacy import LegacyUpstream
+
+log = logging.getLogger("mcp_bridge.legacy")
+
+
+class LiveCall:
+    """One upstream request in flight: its machine (None for the bridge's own requests) and inbox."""
+
+    def __init__(self, upstream_id: int, method: str, machine: LegacyCall | None = None) -> None:
+        self.upstream_id = upstream_id
+        self.method = method
+        self.machine = machine
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+
+    @property
+    def logs(self) -> bool | None:
+        """Whether the client opted into logs; None for the bridge's own requests."""
+        return None if self.machine is None else self.machine.log_level is not None
+
+
+class LegacySession:
+    def __init__(self, owner: LegacyUpstream, transport: LegacyTransport, rec: SessionRec) -> None:
+        self.owner = owner
+        self.transport = transport
+        self.rec = rec
+        self.sid = rec.sid
+        self.state = "new"
+        self.init_result: Message = {}
+        self.server_caps: dict[str, Any] = {}
+        self.server_info: dict[str, Any] | None = None
+        self.version: str | None = None
+        self.calls: dict[int, LiveCall] = {}
+        self.log_level_set = False
+        self.inits = 0
+        self._ids = itertools.count(1)
+        self._lock = asyncio.Lock()
+        transport.bind(self._deliver, self._on_lost)
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+
+    async def ensure_ready(self) -> None:
+        if self.state == "ready":
+            return
+        async with self._lock:
+            if self.state == "ready":
+                return
+            was_ready_before = self.inits > 0
+            await self._initialize()
+            if was_ready_before:
+                await self._resync()
+
+    async def _initialize(self) -> None:
+        # 2025-11-25 basic/lifecycle.mdx §Initialization: initialize, then notifications/initialized.
+        settings = self.owner.settings
+        await self.transport.open()
+        self.log_level_set = False
+        info = self.rec.client_info
+        client_info = {"name": str(info.get("name")), "version": str(info.get("version", "0"))} if info else settings.bridge_info()
+        result = await self.roundtrip("initialize", tx.initialize_params(self.rec.caps, client_info), settings.connect_timeout * 3)
+        version = result.get("protocolVersion")
+        if version not in eras.LEGACY_VERSIONS:
+            raise UpstreamError(f"upstream negotiated unsupported protocol version {version!r}")
+        self.version = version
+        self.init_result = result
+        self.server_caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+        self.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None
+        self.transport.initialized(version)
+        await self.transport.send(jsonrpc.notification("notifications/initialized"))
+        self.state = "ready"
+        self.inits += 1
+        log.info("upstream %s: session initialized (%s, %s)", self.owner.name, version, self.transport.kind)
+
+    async def _resync(self) -> None:
+        """After a re-initialize: restore resource subscriptions and tell listeners events may be lost."""
+        subscribed = list(self.rec.subs)
+        for uri in subscribed:
+            with contextlib.suppress(UpstreamError):
+                await self.roundtrip("resources/subscribe", {"uri": uri})
+        for note in listen.resync_notes(subscribed):
+            self.owner.fanout(self, note)
+
+    async def _on_lost(self, why: str) -> None:
+        if self.state == "lost":
+            return
+        self.state = "lost"
+        log.warning("upstream %s: session lost: %s", self.owner.name, why)
+        self.owner.restarts += 1
+        for call in list(self.calls.values()):
+            call.queue.put_nowait(jsonrpc.error_response(call.upstream_id, INTERNAL_ERROR, f"Upstream failed: {why}"))
+        self.calls.clear()
+        self.owner.session_lost(self)
+
+    async def close(self) -> None:
+        self.state = "closed"
+        await self.transport.close()
+
+    # --- calls ---------------------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def open_call(self, call: LiveCall) -> LiveCall:
+        self.calls[call.upstream_id] = call
+        return call
+
+    def close_call(self, call: LiveCall, abandon: bool = False) -> None:
+        """Forget ``call``. ``abandon`` also drops its response stream (only for calls given up on:
+        a stream that already carried its response is left to finish so its connection is reused)."""
+        self.calls.pop(call.upstream_id, None)
+        if abandon:
+            self.transport.abandon(call.upstream_id)
+        self.owner.call_closed(self, call.upstream_id)
+
+    async def send(self, msg: Message) -> None:
+        if self.state not in ("ready", "new"):
+            raise SessionLost("upstream session lost")
+        await self.transport.send(msg)
+
+    async def send_quietly(self, msg: Message) -> None:
+        """Answers and notices whose loss changes nothing (the session is gone or going)."""
+        with contextlib.suppress(UpstreamError):
+            await self.transport.send(msg)
+
+    async def roundtrip(self, method: str, params: Message | None, timeout: float | None = None) -> Message:
+        """A request the bridge itself makes (initialize, setLevel, subscribe). Returns the result."""
+        call = self.open_call(LiveCall(self.next_id(), method))
+        self.owner.pool.open_call(self.sid, call.upstream_id)
+        try:
+            await self.transport.send(jsonrpc.request(call.upstream_id, method, params))
+            with anyio.fail_after(timeout or self.owner.settings.request_timeout):
+                while not jsonrpc.is_response(msg := await call.queue.get()):
+                    if jsonrpc.is_request(msg):
+                        await self.send_quietly(refusal_frame(msg["id"], msg["method"]))
+        except TimeoutError:
+            raise UpstreamError(f"upstream did not answer {method} in time") from None
+        finally:
+            self.close_call(call)
+        if "error" in msg:
+            err = msg["error"] if isinstance(msg["error"], dict) else {}
+            raise UpstreamError(f"upstream {method} failed: {err.get('message', err)}")
+        return msg.get("result") if isinstance(msg.get("result"), dict) else {}
+
+    async def ensure_log_level(self) -> None:
+        # 2026 requests opt into logs per request (logLevel); a 2025 server needs one setLevel per
+        # session (2025-11-25 server/utilities/logging.mdx §Setting Log Level): the bridge filters.
+        if self.log_level_set or not isinstance(self.server_caps.get("logging"), dict):
+            return
+        self.log_level_set = True
+        try:
+            await self.roundtrip("logging/setLevel", {"level": "debug"})
+        except UpstreamError as exc:
+            log.info("upstream %s: logging/setLevel failed: %s", self.owner.name, exc)
+
+    async def subscribe(self, uri: str) -> bool:
+        if not self.owner.pool.subscribe(self.sid, uri):
+            return True
+        try:
+            await self.roundtrip("resources/subscribe", {"uri": uri})
+        except UpstreamError as exc:
+            self.owner.pool.unsubscribe(self.sid, uri)
+            log.info("upstream %s: resources/subscribe %s failed: %s", self.owner.name, uri, exc)
+            return False
+        return True
+
+    async def unsubscribe(self, uri: str) -> None:
+        if self.owner.pool.unsubscribe(self.sid, uri) and self.state == "ready":
+            with contextlib.suppress(UpstreamError):
+                await self.roundtrip("resources/unsubscribe", {"uri": uri}, 10)
+
+    # --- inbound -------------------------------------------------------------------------------------
+
+    async def _deliver(self, msg: Message, related: RequestId | None) -> None:
+        kind, target = route_inbound(msg, related, {cid: c.logs for cid, c in self.calls.items()}, self.rec.lease)
+        if kind == "call":
+            call = self.calls.pop(target) if jsonrpc.is_response(msg) else self.calls[target]
+            call.queue.put_nowait(msg)
+        elif kind == "calls":
+            for cid in target:
+                self.calls[cid].queue.put_nowait(msg)
+        elif kind == "fanout":
+            self.owner.fanout(self, msg)
+        elif kind == "pong":
+            await self.send_quietly(jsonrpc.result_response(msg["id"], {}))
+        elif kind == "unknown":
+            await self.send_quietly(jsonrpc.error_response(msg["id"], METHOD_NOT_FOUND, f"Method not found: {msg['method']}"))
+        elif kind == "refuse":
+            log.info("upstream %s: unattributable %s answered locally", self.owner.name, msg["method"])
+            await self.send_quietly(refusal_frame(msg["id"], msg["method"]))

@@ -1,0 +1,196 @@
+"""An in-process 2025-11-25 server behind a ``LegacyTransport``: no subprocess, no sockets.
+
+``FakeLegacyTransport`` hands every frame the bridge sends to a ``FakeLegacyServer`` running as asyncio
+tasks; the server answers through the transport's ``deliver`` exactly as a stdio child would (no wire
+attribution, ``related`` is None) or, with ``attribute=True``, as a Streamable HTTP POST stream would.
+
+Tools of the fake server:
+  echo(text)        -> text content
+  ask(n=1)          -> n concurrent ``elicitation/create`` requests, then their answers as text
+  sample(context)   -> one ``sampling/createMessage`` (with ``includeContext`` when given)
+  roots             -> one ``roots/list``
+  progress(steps)   -> ``steps`` progress notifications (one repeated, to test monotonicity) and a log line
+  block             -> waits until ``server.release`` is set
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from typing import Any
+
+from bridge import jsonrpc
+from bridge.jsonrpc import Message
+from bridge.upstream.legacy_transport import LegacyTransport
+
+SERVER_INFO = {"name": "FakeLegacy", "version": "1.0.0"}
+CAPABILITIES = {
+    "tools": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
+    "logging": {},
+}
+
+
+class FakeLegacyServer:
+    """One legacy session's server side. Records every frame it receives."""
+
+    def __init__(self, transport: FakeLegacyTransport) -> None:
+        self.transport = transport
+        self.received: list[Message] = []
+        self.answers: asyncio.Queue[Message] = asyncio.Queue()
+        """Responses to the server's own requests and cancellations, in arrival order (for tests to await)."""
+        self.initialized = False
+        self.release = asyncio.Event()
+        self.cancelled: list[Any] = []
+        self.subscribed: list[str] = []
+        self._ids = itertools.count(1000)
+        self._waiting: dict[Any, asyncio.Future[Message]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def handle(self, msg: Message) -> None:
+        self.received.append(msg)
+        if jsonrpc.is_response(msg) or msg.get("method") == "notifications/cancelled":
+            self.answers.put_nowait(msg)
+        if jsonrpc.is_response(msg):
+            fut = self._waiting.pop(msg.get("id"), None)
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            return
+        method = msg.get("method")
+        if method == "notifications/cancelled":
+            self.cancelled.append((msg.get("params") or {}).get("requestId"))
+            return
+        if method == "notifications/initialized":
+            self.initialized = True
+            return
+        if jsonrpc.is_request(msg):
+            task = asyncio.get_running_loop().create_task(self._serve(msg))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _say(self, msg: Message, related: Any) -> None:
+        await self.transport.deliver_from_server(msg, related)
+
+    async def _ask(self, method: str, params: Message | None, related: Any) -> Message:
+        sid = next(self._ids)
+        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._waiting[sid] = fut
+        await self._say(jsonrpc.request(sid, method, params), related)
+        return await fut
+
+    async def _serve(self, msg: Message) -> None:
+        rid, method = msg["id"], msg["method"]
+        params = msg.get("params") or {}
+        related = rid if self.transport.attribute else None
+        if method == "initialize":
+            result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"), "capabilities": CAPABILITIES,
+                      "serverInfo": SERVER_INFO}
+        elif method in ("logging/setLevel", "resources/unsubscribe", "ping"):
+            result = {}
+        elif method == "resources/subscribe":
+            self.subscribed.append(params.get("uri"))
+            result = {}
+        elif method == "tools/list":
+            result = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in ("echo", "ask", "block")]}
+        elif method == "tools/call":
+            result = await self._tool(params, related)
+        else:
+            await self._say(jsonrpc.error_response(rid, -32601, f"Method not found: {method}"), related)
+            return
+        await self._say(jsonrpc.result_response(rid, result), related)
+
+    async def _tool(self, params: Message, related: Any) -> Message:
+        name, args = params.get("name"), params.get("arguments") or {}
+        if name == "echo":
+            return _text(str(args.get("text", "")))
+        if name == "ask":
+            answers = await asyncio.gather(*[
+                self._ask("elicitation/create", {"mode": "form", "message": f"q{i}",
+                                                 "requestedSchema": {"type": "object", "properties": {}}}, related)
+                for i in range(int(args.get("n", 1)))
+            ])
+            return _text(",".join(str((a.get("result") or a.get("error") or {}).get("action", "error")) for a in answers))
+        if name == "sample":
+            sp: Message = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}
+            if args.get("context"):
+                sp["includeContext"] = args["context"]
+            answer = await self._ask("sampling/createMessage", sp, related)
+            return _text(str((answer.get("result") or {}).get("content", {}).get("text", "error")))
+        if name == "roots":
+            answer = await self._ask("roots/list", None, related)
+            return _text(str(len((answer.get("result") or {}).get("roots", []))))
+        if name == "progress":
+            token = (params.get("_meta") or {}).get("progressToken")
+            for step in [1, 2, 2, 3][: int(args.get("steps", 4))]:
+                if token is not None:
+                    await self._say(jsonrpc.notification("notifications/progress", {"progressToken": token, "progress": step}),
+                                    related)
+            await self._say(jsonrpc.notification("notifications/message", {"level": "info", "data": "working"}), related)
+            return _text("done")
+        if name == "block":
+            self.transport.blocking.set()
+            await self.release.wait()
+            return _text("released")
+        return {"content": [], "isError": True}
+
+    async def notify(self, method: str, params: Message | None = None) -> None:
+        """An unsolicited notification (list_changed, resources/updated)."""
+        await self._say(jsonrpc.notification(method, params or {}), None)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+def _text(text: str) -> Message:
+    return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+class FakeLegacyTransport(LegacyTransport):
+    kind = "fake"
+
+    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None) -> None:
+        super().__init__()
+        self.attribute = attribute
+        self.blocking = blocking or asyncio.Event()
+        """Set when a ``block`` call reached the server."""
+        self.server = FakeLegacyServer(self)
+        self.opened = 0
+        self.closed = False
+
+    async def open(self) -> None:
+        self.opened += 1
+
+    async def send(self, msg: Message) -> None:
+        self.server.handle(jsonrpc.loads(jsonrpc.dumps(msg)))  # bytes on the wire, as a real transport
+
+    async def deliver_from_server(self, msg: Message, related: Any) -> None:
+        await self._deliver(msg, related)
+
+    async def close(self) -> None:
+        self.closed = True
+        await self.server.close()
+
+
+class TransportBank:
+    """A ``TransportFactory`` that remembers every transport it made (one per upstream session)."""
+
+    def __init__(self, attribute: bool = False) -> None:
+        self.attribute = attribute
+        self.made: list[FakeLegacyTransport] = []
+        self.blocking = asyncio.Event()
+        """Set when a ``block`` call reached any of the servers."""
+
+    def __call__(self, _ctx: Any) -> FakeLegacyTransport:
+        transport = FakeLegacyTransport(self.attribute, self.blocking)
+        self.made.append(transport)
+        return transport
+
+
+async def lose(transport: FakeLegacyTransport, why: str = "fake server died") -> None:
+    """The session dies (a stdio child exiting, an HTTP 404): the bridge is told as a real transport would."""
+    await transport.server.close()
+    await transport._lost(why)

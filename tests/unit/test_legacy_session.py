@@ -1,0 +1,257 @@
+"""bridge.translate.legacy_session: the 2025 session rules as a pure machine over plain data.
+
+Every answer the machine emits toward the 2025 client is validated against the 2025-11-25 schema; every
+canonical request toward the upstream against the 2026-07-28 schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from bridge import jsonrpc
+from bridge.eras import META_LOG_LEVEL
+from bridge.translate import legacy_front as lf
+from bridge.translate import legacy_session as ls
+
+import spec
+
+BRIDGE = {"name": "mcp-bridge", "version": "0.1.0"}
+CLIENT_INFO = {"name": "legacy-client", "version": "1.2.3"}
+CAPS = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
+IDLE = 60.0
+
+
+def discover(**caps: Any) -> dict[str, Any]:
+    result = spec.example("DiscoverResult", "server-capabilities-discovery.json")
+    result = {**result, "capabilities": caps or {"tools": {"listChanged": True},
+                                                 "resources": {"subscribe": True, "listChanged": True}}}
+    spec.modern("DiscoverResult", result)
+    return result
+
+
+def session(now: float = 100.0, principal: str | None = "p1", **caps: Any) -> ls.SessionState:
+    identity = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": CAPS, "clientInfo": CLIENT_INFO}, BRIDGE)
+    state, result = ls.open_session(identity, discover(**caps), BRIDGE, now=now, idle_timeout=IDLE, session_id="s1",
+                                    principal=principal)
+    spec.legacy("InitializeResult", result)
+    return state
+
+
+def answer(state: ls.SessionState, msg: dict[str, Any]) -> dict[str, Any]:
+    decision = ls.on_request(state, msg)
+    assert isinstance(decision, ls.Answer), decision
+    frame = decision.response
+    spec.legacy("JSONRPCErrorResponse" if "error" in frame else "JSONRPCResultResponse", frame)
+    return frame
+
+
+def test_state_round_trips_through_json() -> None:
+    state = session()
+    ls.claim_id(state, 1)
+    ls.begin(state, "x")
+    ls.ask(state, "x")
+    ls.admit_progress(state, {"params": {"progressToken": 7, "progress": 1}})
+    state.subscribed = ["file:///a"]
+    again = ls.SessionState.from_json(json.loads(json.dumps(state.to_json())))
+    assert again == state
+
+
+def test_every_local_rule_cites_the_spec() -> None:
+    for method, rule in ls.LOCAL_REQUESTS.items():
+        assert re.search(r"2025-11-25 [\w/.-]+\.mdx §", rule.spec), method
+
+
+def test_ping_is_answered_locally_with_an_empty_result() -> None:
+    ping = spec.example("CallToolRequest")  # any request shape; ping carries no params
+    assert answer(session(), jsonrpc.request(ping["id"], "ping")) == {"jsonrpc": "2.0", "id": ping["id"], "result": {}}
+
+
+def test_second_initialize_is_refused() -> None:
+    out = answer(session(), jsonrpc.request(2, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                              "clientInfo": CLIENT_INFO}))
+    assert out["error"]["code"] == -32600
+
+
+def test_set_level_is_kept_and_stamped_on_later_requests() -> None:
+    state = session()
+    assert answer(state, jsonrpc.request(1, "logging/setLevel", {"level": "warning"}))["result"] == {}
+    assert state.identity.log_level == "warning"
+    forward = ls.on_request(state, jsonrpc.request(2, "tools/list"))
+    assert isinstance(forward, ls.Forward)
+    assert forward.canonical["params"]["_meta"][META_LOG_LEVEL] == "warning"
+    spec.modern("ListToolsRequest", forward.canonical)
+    bad = answer(state, jsonrpc.request(3, "logging/setLevel", {"level": "loud"}))
+    assert bad["error"]["code"] == -32602
+    assert state.identity.log_level == "warning"
+
+
+def test_log_filter_uses_the_level_of_the_request() -> None:
+    note = spec.example("LoggingMessageNotification")
+    spec.legacy("LoggingMessageNotification", note)
+    level = note["params"]["level"]
+    assert ls.admit_log(level, note)
+    assert not ls.admit_log(None, note)  # no setLevel: nothing (2026 logs are opt-in)
+    assert not ls.admit_log("emergency", note) or level == "emergency"
+    assert ls.admit_log("debug", {"params": {"level": "made-up"}})
+
+
+def test_request_ids_must_not_be_reused() -> None:
+    state = session()
+    assert ls.claim_id(state, 1)
+    assert not ls.claim_id(state, 1)
+    assert ls.claim_id(state, "1")  # a string id is another id
+    ls.begin(state, "running")
+    assert not ls.claim_id(state, "running")
+    for i in range(ls.ID_MEMORY + 1):
+        ls.claim_id(state, f"n{i}")
+    assert ls.claim_id(state, 1)  # aged out of the bounded memory
+    assert ls.REUSED_ID.response(1)["error"]["code"] == -32600
+    spec.legacy("JSONRPCErrorResponse", ls.REUSED_ID.response(1))
+
+
+def test_unknown_and_removed_methods() -> None:
+    state = session()
+    assert answer(state, jsonrpc.request(1, "tasks/list"))["error"]["code"] == -32601
+    assert answer(state, jsonrpc.request(2, "server/discover"))["error"]["code"] == -32601
+
+
+def test_forwarded_request_is_canonical() -> None:
+    state = session()
+    call = {**spec.example("CallToolRequest")}
+    call["params"] = {k: v for k, v in call["params"].items() if k != "_meta"}
+    spec.legacy("CallToolRequest", call)
+    decision = ls.on_request(state, call)
+    assert isinstance(decision, ls.Forward)
+    spec.modern("CallToolRequest", decision.canonical)
+
+
+def test_subscribe_changes_the_listen_filter() -> None:
+    state = session()
+    assert ls.listen_filter(state) == {"toolsListChanged": True, "resourcesListChanged": True}
+    msg = jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"})
+    spec.legacy("SubscribeRequest", msg)
+    change = ls.on_request(state, msg)
+    assert isinstance(change, ls.ChangeSubscriptions)
+    assert change.filter == {"toolsListChanged": True, "resourcesListChanged": True, "resourceSubscriptions": ["file:///a"]}
+    spec.modern("SubscriptionsListenRequest", lf.listen_request(1, state.identity, change.filter))
+    assert state.subscribed == []  # nothing changes before the upstream acknowledged
+    # The upstream granted less than asked: the subscribe fails and the set stays.
+    refused = ls.subscription_applied(state, 1, change, {"toolsListChanged": True})
+    assert refused["error"]["code"] == -32603 and state.subscribed == []
+    done = ls.subscription_applied(state, 1, change, change.filter)
+    assert done == {"jsonrpc": "2.0", "id": 1, "result": {}} and state.subscribed == ["file:///a"]
+    assert ls.wants_update(state, "file:///a") and ls.wants_update(state, "file:///a/child")
+    assert not ls.wants_update(state, "file:///b") and not ls.wants_update(state, None)
+    unsub = ls.on_request(state, jsonrpc.request(2, "resources/unsubscribe", {"uri": "file:///a"}))
+    assert isinstance(unsub, ls.ChangeSubscriptions) and unsub.wanted == []
+    assert ls.subscription_applied(state, 2, unsub, {})["result"] == {} and state.subscribed == []
+
+
+def test_subscribe_refusals() -> None:
+    state = session(tools={})
+    assert answer(state, jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))["error"]["code"] == -32601
+    state = session()
+    assert answer(state, jsonrpc.request(2, "resources/subscribe", {"uri": 5}))["error"]["code"] == -32602
+    change = ls.on_request(state, jsonrpc.request(3, "resources/subscribe", {"uri": "file:///a"}))
+    assert isinstance(change, ls.ChangeSubscriptions)
+    no_listen = ls.subscription_applied(state, 3, change, None, jsonrpc.FrameError(-32601, "no listen"))
+    assert no_listen["error"]["code"] == -32601
+    failed = ls.subscription_applied(state, 3, change, None, jsonrpc.FrameError(-32603, "boom"))
+    assert failed["error"]["code"] == -32603 and "boom" in failed["error"]["message"]
+
+
+def test_cancel_names_the_request_and_its_questions() -> None:
+    state = session()
+    ls.begin(state, 5)
+    q1 = ls.ask(state, 5)
+    ls.ask(state, 6)
+    note = jsonrpc.notification("notifications/cancelled", {"requestId": 5, "reason": "user"})
+    spec.legacy("CancelledNotification", note)
+    cancel = ls.on_notification(state, note)
+    assert cancel == ls.Cancel(ls.id_key(5), [ls.id_key(q1)])
+    ls.finish(state, 5)
+    assert state.inflight == [] and list(state.outstanding.values()) == [ls.id_key(6)]
+    assert ls.on_notification(state, jsonrpc.notification("notifications/initialized")) is None and state.initialized
+
+
+def test_responses_match_outstanding_questions_only() -> None:
+    state = session()
+    out = ls.ask(state, 1)
+    assert out == "bridge-1"
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) == ls.id_key(out)
+    assert ls.on_response(state, jsonrpc.result_response("bridge-9", {})) is None
+    ls.answered(state, out)
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) is None
+
+
+def test_progress_strictly_increases_per_token() -> None:
+    state = session()
+    note = spec.example("ProgressNotification")
+    spec.legacy("ProgressNotification", note)
+    seq = [10, 20, 20, 5, 30, 1]
+    admitted = [p for p in seq if ls.admit_progress(state, {"params": {**note["params"], "progress": p}})]
+    assert admitted == [10, 20, 30]
+    assert ls.admit_progress(state, {"params": {"progressToken": 1, "progress": 1}})
+    assert ls.admit_progress(state, {"params": {"progressToken": "1", "progress": 1}})  # 1 and "1" differ
+    assert not ls.admit_progress(state, {"params": {"progressToken": 1, "progress": True}})
+    ls.forget_progress(state, 1)
+    assert ls.admit_progress(state, {"params": {"progressToken": 1, "progress": 1}})
+
+
+def test_expiry_is_a_deadline() -> None:
+    state = session(now=100.0)
+    assert state.deadline == 100.0 + IDLE
+    assert not ls.expired(state, 100.0 + IDLE)
+    assert ls.expired(state, 100.0 + IDLE + 0.1)
+    ls.touch(state, 150.0)
+    assert not ls.expired(state, 100.0 + IDLE + 0.1)
+    ls.begin(state, 1)
+    assert not ls.expired(state, 10_000.0)  # never while a request runs
+    assert ls.reap_interval(1800) == 30.0 and ls.reap_interval(1) == 0.5
+
+
+@pytest.mark.parametrize("kwargs,status,message", [
+    ({"has_session_header": False}, 400, "Mcp-Session-Id header is required"),
+    ({"state": None}, 404, "Session not found"),
+    ({"principal": "someone-else"}, 404, "Session not found"),
+    ({"now": 1_000.0}, 404, "Session expired"),
+    ({"protocol_version": "2026-07-28"}, 400, "unsupported MCP-Protocol-Version"),
+])
+def test_http_admission_refusals(kwargs: dict[str, Any], status: int, message: str) -> None:
+    state = session(now=100.0)
+    args: dict[str, Any] = {"state": state, "has_session_header": True, "principal": "p1", "protocol_version": "2025-11-25",
+                            "now": 101.0, **kwargs}
+    refusal = ls.admit_http(args.pop("state"), **args)
+    assert refusal is not None and refusal.status == status and message in refusal.message
+    assert refusal.expire == (message == "Session expired")
+    spec.legacy("JSONRPCErrorResponse", refusal.response(None))
+
+
+def test_http_admission_touches_and_assumes_2025_03_26() -> None:
+    state = session(now=100.0)
+    assert ls.admit_http(state, has_session_header=True, principal="p1", protocol_version=None, now=130.0) is None
+    assert state.deadline == 130.0 + IDLE
+    ls.close(state)
+    refusal = ls.admit_http(state, has_session_header=True, principal="p1", protocol_version=None, now=131.0)
+    assert refusal is not None and refusal.status == 404
+
+
+def test_before_initialize() -> None:
+    assert ls.before_initialize(jsonrpc.request(1, "ping")) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    refused = ls.before_initialize(jsonrpc.request(2, "tools/list"))
+    assert refused["error"]["code"] == -32600
+    spec.legacy("JSONRPCErrorResponse", refused)
+    spec.legacy("JSONRPCErrorResponse", ls.ALREADY_INITIALIZED.response(3))
+
+
+def test_open_session_refuses_an_upstream_without_2026() -> None:
+    identity = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO}, BRIDGE)
+    with pytest.raises(jsonrpc.FrameError) as info:
+        ls.open_session(identity, {"supportedVersions": ["2025-11-25"], "capabilities": {}}, BRIDGE, now=0.0, idle_timeout=1.0)
+    assert info.value.code == -32602
+    assert info.value.data["requested"] == "2025-06-18" and "2025-11-25" in info.value.data["supported"]
+    spec.legacy("JSONRPCErrorResponse", info.value.to_response() | {"id": 1})
