@@ -125,16 +125,15 @@ class LegacyHttpFront:
         if jsonrpc.is_notification(msg):
             await session.on_notification(msg)
             return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
-        if not session.claim_id(msg["id"]):
-            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
-        if msg.get("method") == "ping":
-            return json_message(jsonrpc.result_response(msg["id"], {}))
         stream = slot.new_stream()
 
         async def send(out: Message) -> None:
             stream.push(out)
 
         task = session.begin(msg, send, call_context(request, LEGACY))
+        if task is None:
+            slot.streams.pop(stream.key, None)
+            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
 
         def finish(t: asyncio.Task[Message]) -> None:
             if not t.cancelled() and t.exception() is None:

@@ -19,7 +19,7 @@ from bridge.config import Settings
 from bridge.core import CallContext, Upstream, UpstreamError
 from bridge.eras import META_LOG_LEVEL
 from bridge.front.legacy_listener import UpstreamListener
-from bridge.jsonrpc import FrameError, Message, RequestId
+from bridge.jsonrpc import FrameError, Message
 from bridge.translate import errors
 from bridge.translate import legacy_front as lf
 from bridge.translate import legacy_mrtr as mrtr
@@ -42,6 +42,7 @@ class LegacyFrontSession:
         self.listener = UpstreamListener(self)
         self.tasks: dict[str, asyncio.Task[Message]] = {}
         self.questions: dict[str, asyncio.Future[Message]] = {}
+        """Bridge->client requests waiting for the client, by their (bridge-minted) id."""
         self._sub_lock = asyncio.Lock()
 
     @property
@@ -80,12 +81,11 @@ class LegacyFrontSession:
 
     # --- client frames ---------------------------------------------------------------------------
 
-    def claim_id(self, rid: RequestId) -> bool:
-        return ls.claim_id(self.state, rid)
-
-    def begin(self, msg: Message, send: Send, ctx: CallContext) -> asyncio.Task[Message]:
-        """Run one client request as a task (tracked for ``notifications/cancelled``)."""
-        key = ls.begin(self.state, msg["id"])
+    def begin(self, msg: Message, send: Send, ctx: CallContext) -> asyncio.Task[Message] | None:
+        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used."""
+        key = ls.start_request(self.state, msg["id"])
+        if key is None:
+            return None
         task = asyncio.create_task(self.run_request(msg, ctx, send), name=f"legacy-req:{msg['id']!r}")
         self.tasks[key] = task
 
@@ -97,8 +97,8 @@ class LegacyFrontSession:
         return task
 
     def on_response(self, msg: Message) -> bool:
-        key = ls.on_response(self.state, msg)
-        fut = self.questions.get(key) if key is not None else None
+        out_id = ls.on_response(self.state, msg)
+        fut = self.questions.get(out_id) if out_id is not None else None
         if fut is None or fut.done():
             return False
         fut.set_result(msg)
@@ -111,8 +111,8 @@ class LegacyFrontSession:
         task = self.tasks.get(cancel.request)
         if task is not None and not task.done():
             task.cancel()
-        for key in cancel.questions:
-            fut = self.questions.get(key)
+        for out_id in cancel.questions:
+            fut = self.questions.get(out_id)
             if fut is not None and not fut.done():
                 fut.cancel()
 
@@ -126,7 +126,7 @@ class LegacyFrontSession:
                 return decision.response
             if isinstance(decision, ls.ChangeSubscriptions):
                 return await self._subscription(msg)
-            return await self._forward(msg, decision.canonical, ctx, send)
+            return await self._forward(decision, ctx, send)
         except UpstreamError as exc:
             return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream error: {exc}")
 
@@ -162,13 +162,13 @@ class LegacyFrontSession:
 
         return emit
 
-    async def _forward(self, msg: Message, canonical: Message, ctx: CallContext, send: Send) -> Message:
-        rid = msg["id"]
-        meta = canonical["params"].get("_meta") or {}
+    async def _forward(self, forward: ls.Forward, ctx: CallContext, send: Send) -> Message:
+        rounds = forward.rounds
+        rid = rounds.legacy_id
+        meta = forward.canonical["params"].get("_meta") or {}
         emit = self._emitter(send, meta.get(META_LOG_LEVEL))
-        rounds = mrtr.start(msg, canonical, self.settings.mrtr_max_rounds)
         try:
-            resp = await self.upstream.call(canonical, ctx, emit)
+            resp = await self.upstream.call(forward.canonical, ctx, emit)
             while True:
                 step: mrtr.Step = mrtr.on_upstream(rounds, resp, self.state.identity.client_capabilities,
                                                    lambda: ls.ask(self.state, rid), lambda: str(uuid.uuid4()))
@@ -189,9 +189,8 @@ class LegacyFrontSession:
     async def _ask(self, question: mrtr.PendingInput, send: Send) -> Message:
         """Send one bridge->client request on the request's stream and wait for the client's answer."""
         out_id = question.request["id"]
-        key = ls.id_key(out_id)
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        self.questions[key] = fut
+        self.questions[out_id] = fut
         try:
             await send(question.request)
             try:
@@ -210,8 +209,7 @@ class LegacyFrontSession:
                 await asyncio.shield(send(mrtr.cancel_notification(out_id, "the originating request was cancelled")))
             raise
         finally:
-            self.questions.pop(key, None)
-            ls.answered(self.state, out_id)
+            self.questions.pop(out_id, None)
 
 
 async def start_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
@@ -224,7 +222,7 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
         discover = await upstream.discover(ctx)
         state, result = ls.open_session(identity, discover, settings.bridge_info(), now=time.monotonic(),
                                         idle_timeout=settings.session_idle_timeout, session_id=session_id,
-                                        principal=ctx.principal)
+                                        principal=ctx.principal, max_rounds=settings.mrtr_max_rounds)
     except FrameError as exc:
         return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
     except UpstreamError as exc:

@@ -80,10 +80,10 @@ class LegacyStdioSession:
             await self._send(jsonrpc.error_response(msg["id"], errors.INVALID_REQUEST,
                                                     "Invalid Request: the session failed to initialize"))
             return
-        if not session.claim_id(msg["id"]):
+        task = session.begin(msg, self._send, self.ctx)
+        if task is None:
             await self._send(ls.REUSED_ID.response(msg["id"]))
             return
-        task = session.begin(msg, self._send, self.ctx)
         try:
             resp = await asyncio.shield(task)
         except asyncio.CancelledError:

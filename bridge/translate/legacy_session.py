@@ -20,6 +20,7 @@ from bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
 from bridge.jsonrpc import FrameError, Message, RequestId
 from bridge.translate import errors
 from bridge.translate import legacy_front as lf
+from bridge.translate import legacy_mrtr as mrtr
 
 ID_MEMORY = 4096
 """How many used request ids a session remembers for the reuse rule (older ones age out)."""
@@ -52,10 +53,12 @@ class SessionState:
     recent_ids: list[str] = field(default_factory=list)
     inflight: list[str] = field(default_factory=list)
     outstanding: dict[str, str] = field(default_factory=dict)
-    """Bridge->client request key -> key of the client request it was asked for."""
+    """Bridge->client request id (always a string the bridge minted) -> key of the client request it serves."""
     next_out_id: int = 1
     progress: dict[str, float] = field(default_factory=dict)
     """Last progress value sent per progress token (2025 progress MUST increase)."""
+    max_rounds: int = 16
+    """MRTR rounds one request may take (``legacy_mrtr``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,7 +66,7 @@ class SessionState:
             "session_id": self.session_id, "principal": self.principal, "initialized": self.initialized,
             "closed": self.closed, "subscribed": list(self.subscribed), "recent_ids": list(self.recent_ids),
             "inflight": list(self.inflight), "outstanding": dict(self.outstanding), "next_out_id": self.next_out_id,
-            "progress": dict(self.progress),
+            "progress": dict(self.progress), "max_rounds": self.max_rounds,
         }
 
     @classmethod
@@ -72,14 +75,14 @@ class SessionState:
 
 
 def open_session(identity: lf.SessionIdentity, discover: dict[str, Any], bridge_info: dict[str, str], *, now: float,
-                 idle_timeout: float, session_id: str | None = None, principal: str | None = None
+                 idle_timeout: float, session_id: str | None = None, principal: str | None = None, max_rounds: int = 16
                  ) -> tuple[SessionState, dict[str, Any]]:
     """A new session and its ``InitializeResult`` (answered locally from the upstream's ``DiscoverResult``:
     2025-11-25 basic/lifecycle.mdx §Initialization); FrameError when ``initialize`` cannot be honoured.
     ``identity`` is ``legacy_front.parse_initialize`` of the request's params (checked before any upstream work)."""
     result = lf.initialize_result(discover, identity, bridge_info)
     state = SessionState(identity=identity, idle_timeout=idle_timeout, deadline=now + idle_timeout,
-                         session_id=session_id, principal=principal)
+                         session_id=session_id, principal=principal, max_rounds=max_rounds)
     return state, result
 
 
@@ -116,6 +119,11 @@ def begin(state: SessionState, rid: RequestId) -> str:
     key = id_key(rid)
     state.inflight.append(key)
     return key
+
+
+def start_request(state: SessionState, rid: RequestId) -> str | None:
+    """Claim the id and mark the request in flight: its key, or None when the id was used before."""
+    return begin(state, rid) if claim_id(state, rid) else None
 
 
 def finish(state: SessionState, rid: RequestId) -> None:
@@ -212,9 +220,10 @@ class ChangeSubscriptions:
 
 @dataclass(frozen=True)
 class Forward:
-    """Send this canonical request upstream (the MRTR round driver takes it from there)."""
+    """Send this canonical request upstream; ``rounds`` drives what follows (``legacy_mrtr``)."""
 
     canonical: Message
+    rounds: mrtr.RoundsState
 
 
 RequestDecision = Answer | ChangeSubscriptions | Forward
@@ -282,7 +291,8 @@ def on_request(state: SessionState, msg: Message) -> RequestDecision:
             return rule.handler(state, rid, method, params)
         if method not in LEGACY_CLIENT_METHODS:
             return Answer(jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND, f"Method not found: {method}"))
-        return Forward(lf.to_canonical_request(msg, state.identity))
+        canonical = lf.to_canonical_request(msg, state.identity)
+        return Forward(canonical, mrtr.start(msg, canonical, state.max_rounds))
     except FrameError as exc:
         return Answer(jsonrpc.error_response(rid, exc.code, exc.message, exc.data))
 
@@ -328,6 +338,7 @@ class Cancel:
 
     request: str
     questions: list[str]
+    """Ids of the bridge->client requests to void."""
 
 
 def on_notification(state: SessionState, msg: Message) -> Cancel | None:
@@ -344,22 +355,22 @@ def on_notification(state: SessionState, msg: Message) -> Cancel | None:
     return None
 
 
-def ask(state: SessionState, owner: RequestId) -> RequestId:
+def ask(state: SessionState, owner: RequestId) -> str:
     """Mint the id of a bridge->client request asked on behalf of client request ``owner``."""
     out_id = f"bridge-{state.next_out_id}"
     state.next_out_id += 1
-    state.outstanding[id_key(out_id)] = id_key(owner)
+    state.outstanding[out_id] = id_key(owner)
     return out_id
 
 
-def answered(state: SessionState, out_id: RequestId) -> None:
-    state.outstanding.pop(id_key(out_id), None)
-
-
 def on_response(state: SessionState, msg: Message) -> str | None:
-    """The key of the bridge->client request a client response answers (None: unknown or already void)."""
-    key = id_key(msg.get("id"))
-    return key if key in state.outstanding else None
+    """The id of the bridge->client request a client response answers (None: unknown or already void).
+    Questions nobody answered are forgotten when their request finishes."""
+    out_id = msg.get("id")
+    if not isinstance(out_id, str) or out_id not in state.outstanding:
+        return None
+    del state.outstanding[out_id]
+    return out_id
 
 
 # ==============================================================================================

@@ -101,7 +101,9 @@ def test_log_filter_uses_the_level_of_the_request() -> None:
 
 def test_request_ids_must_not_be_reused() -> None:
     state = session()
-    assert ls.claim_id(state, 1)
+    assert ls.start_request(state, 1) == ls.id_key(1)
+    assert ls.start_request(state, 1) is None
+    ls.finish(state, 1)
     assert not ls.claim_id(state, 1)
     assert ls.claim_id(state, "1")  # a string id is another id
     ls.begin(state, "running")
@@ -127,6 +129,7 @@ def test_forwarded_request_is_canonical() -> None:
     decision = ls.on_request(state, call)
     assert isinstance(decision, ls.Forward)
     spec.modern("CallToolRequest", decision.canonical)
+    assert decision.rounds.canonical is decision.canonical and decision.rounds.max_rounds == state.max_rounds
 
 
 def test_subscribe_changes_the_listen_filter() -> None:
@@ -172,7 +175,7 @@ def test_cancel_names_the_request_and_its_questions() -> None:
     note = jsonrpc.notification("notifications/cancelled", {"requestId": 5, "reason": "user"})
     spec.legacy("CancelledNotification", note)
     cancel = ls.on_notification(state, note)
-    assert cancel == ls.Cancel(ls.id_key(5), [ls.id_key(q1)])
+    assert cancel == ls.Cancel(ls.id_key(5), [q1])
     ls.finish(state, 5)
     assert state.inflight == [] and list(state.outstanding.values()) == [ls.id_key(6)]
     assert ls.on_notification(state, jsonrpc.notification("notifications/initialized")) is None and state.initialized
@@ -182,10 +185,13 @@ def test_responses_match_outstanding_questions_only() -> None:
     state = session()
     out = ls.ask(state, 1)
     assert out == "bridge-1"
-    assert ls.on_response(state, jsonrpc.result_response(out, {})) == ls.id_key(out)
     assert ls.on_response(state, jsonrpc.result_response("bridge-9", {})) is None
-    ls.answered(state, out)
-    assert ls.on_response(state, jsonrpc.result_response(out, {})) is None
+    assert ls.on_response(state, jsonrpc.result_response(1, {})) is None
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) == out
+    assert ls.on_response(state, jsonrpc.result_response(out, {})) is None  # answered once
+    unanswered = ls.ask(state, 1)
+    ls.finish(state, 1)
+    assert ls.on_response(state, jsonrpc.result_response(unanswered, {})) is None  # void with its request
 
 
 def test_progress_strictly_increases_per_token() -> None:
