@@ -1,0 +1,134 @@
+"""Real parts for the scale-out tests: a throw-away ``redis-server`` (loopback, free port, temp dir, no
+persistence) and HAProxy (round-robin, no stickiness) in front of N ``mcp-bridge serve`` instances.
+Both come from Debian (installed by .ci/bootstrap.sh); a test skips with a clear reason only when the
+binary is truly absent."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import peers
+
+STATE_KEY = "5c" * 32
+"""A fixed state key shared by the instances of one test (hex, 32 bytes)."""
+
+
+def need(binary: str) -> str:
+    path = shutil.which(binary) or next((p for p in (f"/usr/sbin/{binary}", f"/usr/bin/{binary}") if Path(p).exists()), None)
+    if path is None:
+        pytest.skip(f"{binary} is not installed (bash .ci/bootstrap.sh installs it from Debian)")
+    return path
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A private redis-server; yields its URL (db 0)."""
+    binary = need("redis-server")
+    port = peers.free_port()
+    with tempfile.TemporaryDirectory(prefix="mcp-eras-redis-") as tmp:
+        cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp, "--save", "", "--appendonly", "no",
+               "--protected-mode", "yes", "--loglevel", "warning"]
+        with peers.running(cmd, port):
+            yield f"redis://127.0.0.1:{port}/0"
+
+
+@dataclass
+class Instance:
+    instance_id: str
+    port: int
+    cmd: list[str]
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        peers.wait_port(self.port, self.proc)
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        if kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@dataclass
+class Cluster:
+    store: str
+    instances: list[Instance] = field(default_factory=list)
+    balancer_port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.balancer_port}/mcp"
+
+
+def bridge_instance(store: str, instance_id: str, upstream: list[str], *extra: str) -> Instance:
+    port = peers.free_port()
+    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning",
+           "--state-store", store, "--state-key", STATE_KEY, "--instance-id", instance_id, *extra, *upstream]
+    return Instance(instance_id, port, cmd)
+
+
+def haproxy_config(front_port: int, backends: list[int]) -> str:
+    """Round-robin over the instances, no stickiness, no retries to another server (a request that
+    reached an instance is that instance's); long timeouts for SSE and parked calls."""
+    servers = "\n".join(f"    server b{i} 127.0.0.1:{port}" for i, port in enumerate(backends))
+    return f"""global
+    maxconn 4096
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 300s
+    timeout server 300s
+    option http-server-close
+frontend mcp
+    bind 127.0.0.1:{front_port}
+    default_backend bridges
+backend bridges
+    balance roundrobin
+{servers}
+"""
+
+
+@contextlib.contextmanager
+def balancer(backends: list[int]) -> Iterator[int]:
+    binary = need("haproxy")
+    port = peers.free_port()
+    with tempfile.TemporaryDirectory(prefix="mcp-eras-haproxy-") as tmp:
+        cfg = Path(tmp) / "haproxy.cfg"
+        cfg.write_text(haproxy_config(port, backends))
+        with peers.running([binary, "-f", str(cfg), "-db"], port):
+            yield port
+
+
+@contextlib.contextmanager
+def cluster(store: str, upstream: list[str], n: int = 3, *extra: str) -> Iterator[Cluster]:
+    """n bridge instances sharing ``store`` behind HAProxy."""
+    c = Cluster(store, [bridge_instance(store, f"bridge-{i}", upstream, *extra) for i in range(n)])
+    try:
+        for inst in c.instances:
+            inst.start()
+        with balancer([inst.port for inst in c.instances]) as port:
+            c.balancer_port = port
+            yield c
+    finally:
+        for inst in c.instances:
+            inst.stop()
