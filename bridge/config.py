@@ -41,7 +41,16 @@ class Settings(BaseModel):
     respawn_backoff_initial: float = 0.1
     respawn_backoff_max: float = 10.0
     pool_max_sessions: int = 64
-    """Legacy upstream: initialized sessions kept per upstream (LRU beyond this)."""
+    """Legacy upstream: initialized sessions (for stdio: children) per upstream. Idle ones are closed to make
+    room; with none idle, a new identity gets the named limit error (-32000, ``data.limit``, HTTP 503)."""
+    pool_per_identity: int = 8
+    """Legacy upstream: sessions one identity may hold (its input-capable calls run one per session)."""
+    pool_idle_timeout: float = 600.0
+    """Legacy upstream: a session without calls, parked calls or subscriptions this long is closed."""
+    parked_per_identity: int = 64
+    parked_total: int = 1024
+    """MRTR parked calls kept per identity / per upstream; beyond, the oldest is released (its upstream
+    request answered as on expiry)."""
 
     # --- translation policy ----------------------------------------------------------------------
     ttl_ms: int = 0

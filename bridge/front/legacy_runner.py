@@ -217,7 +217,7 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
     """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
     rid = msg["id"]
     try:
-        identity = lf.parse_initialize(msg.get("params"), settings.bridge_info())
+        identity = lf.parse_initialize(msg.get("params"))
         await upstream.start()
         discover = await upstream.discover(ctx)
         state, result = ls.open_session(identity, discover, settings.bridge_info(), now=time.monotonic(),

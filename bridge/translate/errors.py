@@ -44,6 +44,13 @@ MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header; basic/versioning.mdx."""
 
+# The bridge's own (implementation-defined) codes.
+LIMIT_REACHED = -32000
+"""A bridge resource limit (upstream sessions, parked calls, a lease wait), named in ``data.limit``.
+2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099 for the spec and keeps -32000..-32019 for
+implementations, so the bridge uses -32000; the HTTP front answers it 503 (RFC 9110 §15.6.4)."""
+LIMIT_REACHED_STATUS = 503
+
 MODERN_DEFINED_CODES = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 """The codes 2026-07-28 defines in its reserved sub-range (basic/index.mdx §Error Codes, table)."""
 MODERN_RESERVED_RANGE = (-32099, -32020)
@@ -207,6 +214,8 @@ def modern_http_status(response: dict[str, Any]) -> int:
     err = response.get("error")
     if isinstance(err, dict):
         code = err.get("code")
+        if code == LIMIT_REACHED and isinstance(err.get("data"), dict) and "limit" in err["data"]:
+            return LIMIT_REACHED_STATUS
         if isinstance(code, int):
             return MODERN_ERROR_STATUS.get(code, 200)
     return 200

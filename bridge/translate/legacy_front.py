@@ -82,8 +82,11 @@ def negotiate_version(requested: Any) -> str:
     return LEGACY
 
 
-def parse_initialize(params: Any, bridge_info: dict[str, str]) -> SessionIdentity:
-    """Session identity from ``initialize`` params; raises FrameError(-32602) when they are unusable."""
+def parse_initialize(params: Any) -> SessionIdentity:
+    """Session identity from ``initialize`` params; FrameError(-32602) when they are unusable: the 2025-11-25 schema
+    (InitializeRequestParams) requires ``protocolVersion``, ``capabilities`` and ``clientInfo`` (an Implementation:
+    ``name`` and ``version`` strings); 2025-11-25 basic/lifecycle.mdx §Initialization ("MUST initiate this phase by
+    sending ... Client implementation information")."""
     if not isinstance(params, dict):
         raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: initialize requires params")
     requested = params.get("protocolVersion")
@@ -96,8 +99,7 @@ def parse_initialize(params: Any, bridge_info: dict[str, str]) -> SessionIdentit
         raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: capabilities must be an object")
     info = params.get("clientInfo")
     if not (isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
-        # 2025 requires clientInfo; be lenient and fall back to the bridge's identity for the upstream _meta.
-        info = dict(bridge_info)
+        raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: clientInfo must be an object with string name and version")
     return SessionIdentity(protocol_version=negotiate_version(requested), client_capabilities=caps, client_info=info)
 
 

@@ -21,6 +21,7 @@ import orjson
 
 from bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
 from bridge.jsonrpc import Message
+from bridge.translate import errors
 from bridge.translate import legacy_upstream as tx
 from bridge.translate.legacy_call import Action, LegacyCall
 from bridge.translate.listen import LIST_CHANGED
@@ -29,17 +30,19 @@ from bridge.translate.listen import LIST_CHANGED
 # Limits and the named errors at each of them
 # ---------------------------------------------------------------------------------------------
 
-LIMIT_ERROR = -32000
-"""JSON-RPC code of a bridge resource limit. 2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099
-for the spec, so the bridge's own limits use the implementation-defined -32000 with ``data.limit``."""
+LIMIT_ERROR = errors.LIMIT_REACHED
+"""The JSON-RPC code of every limit below (named in ``data.limit``; HTTP 503 on the 2026 front)."""
 
 
 @dataclass(frozen=True)
 class Limits:
     per_identity_sessions: int = 8
     total_sessions: int = 64
+    """Also the number of stdio children of a stdio upstream (one child per session)."""
     parked_per_identity: int = 64
     parked_total: int = 1024
+    idle_ms: int = 600_000
+    """A session without calls, leases, parked calls or subscriptions this long is closed."""
 
 
 @dataclass(frozen=True)
@@ -121,17 +124,18 @@ class Pool:
         info = tx.client_info(request) if request is not None else None
         key = identity_key(principal, caps, info)
         exclusive = request is not None and request.get("method") in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+        reaped = self._reap_idle(now_ms, limits.idle_ms)
         group = self.group(key)
         if exclusive:
             for s in group:
                 if s.lease is None:
                     s.lease, s.last_used_ms = 0, now_ms
-                    return Grant(s.sid, exclusive=True)
+                    return Grant(s.sid, exclusive=True, evict=reaped)
             if len(group) >= limits.per_identity_sessions:
                 return Wait()
         elif group:
             group[0].last_used_ms = now_ms
-            return Grant(group[0].sid)
+            return Grant(group[0].sid, evict=reaped)
         evict: tuple[str, ...] = ()
         if len(self.sessions) >= limits.total_sessions:
             idle = sorted((s for s in self.sessions.values() if s.idle() and s.sid not in self._parked_sids()),
@@ -145,7 +149,15 @@ class Pool:
             del self.sessions[sid]
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms)
-        return Grant(new_sid, new=True, exclusive=exclusive, evict=evict + retired)
+        return Grant(new_sid, new=True, exclusive=exclusive, evict=reaped + evict + retired)
+
+    def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
+        parked = self._parked_sids()
+        gone = tuple(s.sid for s in self.sessions.values()
+                     if s.idle() and s.sid not in parked and not s.provisional and now_ms - s.last_used_ms > idle_ms)
+        for sid in gone:
+            del self.sessions[sid]
+        return gone
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
                    server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str) -> tuple[LegacyCall, list[Action]]:
@@ -173,10 +185,12 @@ class Pool:
         """A request of the bridge's own (initialize, setLevel, subscribe) on session ``sid``."""
         self.sessions[sid].calls.append(upstream_id)
 
-    def close_call(self, sid: str, upstream_id: int) -> None:
+    def close_call(self, sid: str, upstream_id: int, now_ms: int | None = None) -> None:
         s = self.sessions.get(sid)
         if s is None:
             return
+        if now_ms is not None:
+            s.last_used_ms = now_ms
         if upstream_id in s.calls:
             s.calls.remove(upstream_id)
         if s.lease == upstream_id:

@@ -279,6 +279,27 @@ LOCAL_REQUESTS: dict[str, LocalRule] = {
 }
 
 
+PARAM_SHAPES: dict[str, tuple[tuple[str, type, bool], ...]] = {
+    # method -> (param, type, required): checked before forwarding, answered -32602 (malformed request).
+    # 2025-11-25 server/tools.mdx §Calling Tools, §Error Handling ("requests that fail to satisfy CallToolRequest schema").
+    "tools/call": (("name", str, True), ("arguments", dict, False)),
+    # 2025-11-25 server/prompts.mdx §Getting a Prompt, §Error Handling (-32602).
+    "prompts/get": (("name", str, True), ("arguments", dict, False)),
+    # 2025-11-25 server/resources.mdx §Reading Resources, §Error Handling.
+    "resources/read": (("uri", str, True),),
+}
+
+
+def _check_params(method: str, params: dict[str, Any]) -> None:
+    for name, kind, required in PARAM_SHAPES.get(method, ()):
+        if name not in params:
+            if required:
+                raise FrameError(errors.INVALID_PARAMS, f"Invalid params: {method} requires {name!r}")
+            continue
+        if not isinstance(params[name], kind):
+            raise FrameError(errors.INVALID_PARAMS, f"Invalid params: {name!r} must be {'a string' if kind is str else 'an object'}")
+
+
 def on_request(state: SessionState, msg: Message) -> RequestDecision:
     """What a (claimed, admitted) request of the session becomes: a local answer, a subscription change, or
     a canonical request for the upstream. Methods 2025 does not define get -32601 (JSON-RPC 2.0 §5.1)."""
@@ -291,6 +312,7 @@ def on_request(state: SessionState, msg: Message) -> RequestDecision:
             return rule.handler(state, rid, method, params)
         if method not in LEGACY_CLIENT_METHODS:
             return Answer(jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND, f"Method not found: {method}"))
+        _check_params(method, params)
         canonical = lf.to_canonical_request(msg, state.identity)
         return Forward(canonical, mrtr.start(msg, canonical, state.max_rounds))
     except FrameError as exc:

@@ -21,6 +21,7 @@ from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.jsonrpc import Message
 from bridge.translate.era_probe import classify_discover_answer
+from bridge.translate.modern_upstream import bridge_meta
 from bridge.upstream.legacy import LegacyUpstream
 from bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
 
@@ -58,11 +59,7 @@ class ProbeResult:
 
 
 def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Message:
-    return jsonrpc.request(rid, "server/discover", {"_meta": {
-        eras.META_PROTOCOL_VERSION: eras.MODERN,
-        eras.META_CLIENT_CAPABILITIES: {},
-        eras.META_CLIENT_INFO: settings.bridge_info(),
-    }})
+    return jsonrpc.request(rid, "server/discover", {"_meta": bridge_meta(settings.bridge_info())})
 
 
 async def probe_http(url: str, settings: Settings, headers: dict[str, str] | None = None) -> ProbeResult:

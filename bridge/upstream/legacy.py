@@ -52,11 +52,14 @@ class LegacyUpstream(Upstream):
     era = eras.LEGACY
 
     def __init__(self, transport_factory: TransportFactory, settings: Settings, name: str = "upstream",
-                 per_key_sessions: int = 8, limits: Limits | None = None) -> None:
+                 limits: Limits | None = None) -> None:
         self.transport_factory = transport_factory
         self.settings = settings
         self.name = name
-        self.limits = limits or Limits(per_identity_sessions=per_key_sessions, total_sessions=settings.pool_max_sessions)
+        self.limits = limits or Limits(
+            per_identity_sessions=settings.pool_per_identity, total_sessions=settings.pool_max_sessions,
+            parked_per_identity=settings.parked_per_identity, parked_total=settings.parked_total,
+            idle_ms=int(settings.pool_idle_timeout * 1000))
         self.pool = Pool()
         self.live: dict[str, LegacySession] = {}
         self.sealer = StateSealer(settings.state_key, settings.instance_id, settings.state_ttl)
@@ -198,7 +201,7 @@ class LegacyUpstream(Upstream):
         self._notify_pool()
 
     def call_closed(self, session: LegacySession, upstream_id: int) -> None:
-        self.pool.close_call(session.sid, upstream_id)
+        self.pool.close_call(session.sid, upstream_id, now_ms())
         self._notify_pool()
 
     def session_lost(self, session: LegacySession) -> None:

@@ -28,103 +28,46 @@ from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.eras import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
-    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
-    META_SUBSCRIPTION_ID,
     MODERN,
 )
 from bridge.jsonrpc import Message, RequestId
 from bridge.sse import iter_sse
 from bridge.translate import errors, mirror_headers
+from bridge.translate import modern_upstream as mu
 from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream.modern")
 
-LISTEN = "subscriptions/listen"
-
-
-def _bridge_meta(settings: Settings) -> dict[str, Any]:
-    return {
-        META_PROTOCOL_VERSION: MODERN,
-        META_CLIENT_CAPABILITIES: {},
-        META_CLIENT_INFO: settings.bridge_info(),
-    }
-
-
-def _check_response(msg: Any, wire_id: RequestId) -> bool:
-    if not isinstance(msg, dict):
-        return False
-    try:
-        jsonrpc.check_envelope(msg)
-    except jsonrpc.FrameError:
-        return False
-    return jsonrpc.is_response(msg) and msg.get("id") == wire_id
-
-
-def _retag(msg: Message, wire_id: RequestId, caller_id: RequestId) -> Message:
-    """Subscription notifications name the upstream listen id; give them the caller's id back."""
-    params = msg.get("params")
-    if isinstance(params, dict):
-        meta = params.get("_meta")
-        if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta and meta[META_SUBSCRIPTION_ID] == wire_id:
-            return {**msg, "params": {**params, "_meta": {**meta, META_SUBSCRIPTION_ID: caller_id}}}
-    return msg
-
-
-def _retag_result(resp: Message, wire_id: RequestId, caller_id: RequestId) -> Message:
-    out = {**resp, "id": caller_id}
-    result = out.get("result")
-    if isinstance(result, dict):
-        meta = result.get("_meta")
-        if isinstance(meta, dict) and meta.get(META_SUBSCRIPTION_ID) == wire_id:
-            out["result"] = {**result, "_meta": {**meta, META_SUBSCRIPTION_ID: caller_id}}
-    return out
+LISTEN = mu.LISTEN
 
 
 class _DiscoverCache:
+    """The clock around ``modern_upstream``'s discover cache."""
+
     def __init__(self) -> None:
-        self._entries: dict[str | None, tuple[float, Message]] = {}
-        self._lock = asyncio.Lock()
+        self.state = mu.DiscoverCacheState()
 
     def get(self, principal: str | None) -> Message | None:
-        now = time.monotonic()
-        for key in (principal, "\0public"):
-            entry = self._entries.get(key)
-            if entry and entry[0] > now:
-                return entry[1]
-        return None
+        return mu.cache_get(self.state, principal, time.monotonic())
 
     def put(self, principal: str | None, result: Message) -> None:
-        ttl = result.get("ttlMs")
-        if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0:
-            return
-        key = "\0public" if result.get("cacheScope") == "public" else principal
-        self._entries[key] = (time.monotonic() + ttl / 1000.0, result)
+        mu.cache_put(self.state, principal, result, time.monotonic())
 
     def clear(self) -> None:
-        self._entries.clear()
+        self.state.entries.clear()
 
 
 async def _discover(up: Upstream, cache: _DiscoverCache, settings: Settings, ctx: CallContext) -> Message:
     hit = cache.get(ctx.principal)
     if hit is not None:
         return hit
-    req = jsonrpc.request("discover", "server/discover", {"_meta": _bridge_meta(settings)})
-    resp = await up.call(req, ctx, _discard)
-    if "error" in resp:
-        err = resp["error"]
-        data = err.get("data") if isinstance(err, dict) else None
-        if isinstance(err, dict) and err.get("code") == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict):
-            # The server is modern but not at our revision: report its versions like a discover result would,
-            # so the front can refuse the client's initialize naming them.
-            supported = [v for v in data.get("supported") or [] if isinstance(v, str)]
-            return {"resultType": "complete", "supportedVersions": supported, "capabilities": {}}
-        raise UpstreamError(f"upstream server/discover failed: {err.get('code')} {err.get('message')}")
-    result = resp.get("result")
-    if not isinstance(result, dict):
-        raise UpstreamError("upstream server/discover returned no result")
-    cache.put(ctx.principal, result)
-    return result
+    req = jsonrpc.request("discover", "server/discover", {"_meta": mu.bridge_meta(settings.bridge_info())})
+    outcome = mu.discover_outcome(await up.call(req, ctx, _discard))
+    if isinstance(outcome, str):
+        raise UpstreamError(outcome)
+    cache.put(ctx.principal, outcome)  # only results with a positive ttlMs are kept
+    return outcome
 
 
 async def _discard(_msg: Message) -> None:
@@ -241,8 +184,9 @@ class ModernHttpUpstream(Upstream):
         caller_id = request["id"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
         # A listing of our own carries the caller's identity but none of its request-scoped keys.
-        list_meta = {k: v for k, v in (params.get("_meta") or {}).items()
-                     if k in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)} or _bridge_meta(self.settings)
+        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
+        list_meta = ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
+                     or mu.bridge_meta(self.settings.bridge_info()))
         if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
                 await self._refresh_tools(list_meta, ctx)
@@ -282,7 +226,7 @@ class ModernHttpUpstream(Upstream):
                     if ctype == "text/event-stream":
                         found = await self._read_sse(resp, wire_id, caller_id, emit)
                         if found is not None:
-                            return _retag_result(found, wire_id, caller_id)
+                            return mu.retag_response(found, wire_id, caller_id)
                         return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
                                                       "Upstream closed the response stream without a response")
                     body = await resp.aread()
@@ -290,11 +234,11 @@ class ModernHttpUpstream(Upstream):
                     if body:
                         with contextlib.suppress(Exception):
                             msg = jsonrpc.loads(body)
-                    if _check_response(msg, wire_id):
-                        return _retag_result(msg, wire_id, caller_id)
-                    if isinstance(msg, dict) and "error" in msg and msg.get("id") is None and isinstance(msg["error"], dict):
-                        return jsonrpc.error_response(caller_id, msg["error"].get("code", jsonrpc.INTERNAL_ERROR),
-                                                      str(msg["error"].get("message", "error")), msg["error"].get("data"))
+                    if mu.is_response_for(msg, wire_id):
+                        return mu.retag_response(msg, wire_id, caller_id)
+                    idless = mu.idless_error(msg, caller_id)
+                    if idless is not None:
+                        return idless
                     return self._status_error(resp.status_code, caller_id, resp.headers)
         except TimeoutError:
             return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
@@ -319,7 +263,7 @@ class ModernHttpUpstream(Upstream):
                     return msg
                 continue
             if jsonrpc.is_notification(msg):
-                await emit(_retag(msg, wire_id, caller_id))
+                await emit(mu.retag_notification(msg, wire_id, caller_id))
             # 2026 servers never send requests; ignore any.
         return None
 
@@ -393,19 +337,14 @@ class ModernStdioUpstream(Upstream):
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         await self.start()
         wire_id = next(self._ids)
-        params = request.get("params")
-        params = dict(params) if isinstance(params, dict) else {}
-        meta = dict(params.get("_meta") or {})
+        prepared = mu.prepare_wire(request, wire_id)
+        wire = prepared.wire
         loop = asyncio.get_running_loop()
-        entry = _InFlight(caller_id=request["id"], method=request.get("method", ""), emit=emit, future=loop.create_future())
-        if "progressToken" in meta:
-            entry.progress_token = meta["progressToken"]
-            entry.wire_token = f"p{wire_id}"
-            meta["progressToken"] = entry.wire_token
+        entry = _InFlight(caller_id=request["id"], method=request.get("method", ""), emit=emit, future=loop.create_future(),
+                          progress_token=prepared.progress_token, wire_token=prepared.wire_token,
+                          wants_logs=prepared.wants_logs)
+        if entry.wire_token:
             self._by_token[entry.wire_token] = wire_id
-        entry.wants_logs = META_LOG_LEVEL in meta
-        params["_meta"] = meta
-        wire = {**request, "id": wire_id, "params": params}
         self._pending[wire_id] = entry
         try:
             await self._proc.send(wire)
@@ -418,7 +357,7 @@ class ModernStdioUpstream(Upstream):
                 except TimeoutError:
                     await self._cancel_upstream(wire_id, "timed out")
                     return jsonrpc.error_response(request["id"], jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
-            return _retag_result(resp, wire_id, request["id"])
+            return mu.retag_response(resp, wire_id, request["id"])
         except asyncio.CancelledError:
             if wire_id in self._pending:
                 with contextlib.suppress(Exception):
@@ -460,39 +399,15 @@ class ModernStdioUpstream(Upstream):
         await self._route_notification(msg)
 
     async def _route_notification(self, msg: Message) -> None:
-        method = msg.get("method")
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        if META_SUBSCRIPTION_ID in meta:
-            wire_id = meta[META_SUBSCRIPTION_ID]
-            entry = self._pending.get(wire_id) if isinstance(wire_id, int) else None
-            if entry is not None:
-                await self._deliver(entry, _retag(msg, wire_id, entry.caller_id))
-            return
-        if method == "notifications/cancelled":
-            # A server ends a listen stream this way (stdio); treat it as the graceful close.
-            rid = params.get("requestId")
-            entry = self._pending.get(rid) if isinstance(rid, int) else None
-            if entry is not None and entry.method == LISTEN and not entry.future.done():
-                entry.future.set_result(jsonrpc.result_response(
-                    rid, {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: rid}}))
-            return
-        if method == "notifications/progress":
-            token = params.get("progressToken")
-            wire_id = self._by_token.get(token) if isinstance(token, str) else None
-            entry = self._pending.get(wire_id) if wire_id is not None else None
-            if entry is not None:
-                await self._deliver(entry, {**msg, "params": {**params, "progressToken": entry.progress_token}})
-            return
-        if method == "notifications/message":
-            # stdio carries no request reference for logs: deliver only when attribution is unambiguous.
-            wanting = [e for e in self._pending.values() if e.wants_logs and e.method != LISTEN]
-            if len(wanting) == 1:
-                await self._deliver(wanting[0], msg)
-            else:
-                log.debug("dropping unattributable upstream log message (%d candidate requests)", len(wanting))
-            return
-        log.debug("dropping unroutable upstream notification %s", method)
+        action, wire_id, out = mu.route_notification(msg, self._pending, self._by_token)
+        entry = self._pending.get(wire_id) if wire_id is not None else None
+        if entry is None or wire_id is None:
+            log.debug("dropping unroutable upstream notification %s", msg.get("method"))
+        elif action == "end-listen":
+            if not entry.future.done():
+                entry.future.set_result(mu.listen_closed(wire_id))
+        elif out is not None:
+            await self._deliver(entry, mu.retag_notification(out, wire_id, entry.caller_id))
 
     async def _deliver(self, entry: _InFlight, msg: Message) -> None:
         try:

@@ -22,6 +22,8 @@ class FakeUpstream(Upstream):
     def __init__(self) -> None:
         self.calls: list[tuple[Message, CallContext]] = []
         self.cancelled = asyncio.Event()
+        self.hanging = asyncio.Event()
+        """Set when a ``hang`` call started."""
         self.started = 0
         self.closed = 0
 
@@ -39,11 +41,14 @@ class FakeUpstream(Upstream):
         if request["method"] != "tools/call":
             return jsonrpc.result_response(request["id"], {"resultType": "complete", "tools": []})
         name = params.get("name")
+        if name == "limited":
+            return jsonrpc.error_response(request["id"], -32000, "Upstream session limit reached (1)", {"limit": "upstream_sessions"})
         if name == "progress":
             token = (params.get("_meta") or {}).get("progressToken")
             for step in (1, 2):
                 await emit(jsonrpc.notification("notifications/progress", {"progressToken": token, "progress": step}))
         if name == "hang":
+            self.hanging.set()
             try:
                 await asyncio.Event().wait()
             except asyncio.CancelledError:

@@ -118,6 +118,11 @@ def test_header_body_mismatch_is_32020(client: TestClient) -> None:
     spec.modern("HeaderMismatchError", body)
 
 
+def test_a_named_limit_is_503(client: TestClient) -> None:
+    body = assert_error(post(client, tools_call("limited")), 503, -32000)
+    assert body["id"] == 1 and body["error"]["data"] == {"limit": "upstream_sessions"}
+
+
 def test_unknown_method_is_404(client: TestClient) -> None:
     request = tools_call()
     request["method"] = "tools/frobnicate"

@@ -283,3 +283,14 @@ async def test_last_event_id_replays_the_stream(env: Env) -> None:
     await client.post(jsonrpc.result_response(question["id"], {"action": "decline"}))
     _eid, final = await resumed.next_event()
     assert check(final)["result"]["content"] == [{"type": "text", "text": "decline"}]
+
+
+async def test_malformed_initialize_and_tool_name(env: Env) -> None:
+    client = env.client()
+    bare = await client.post(jsonrpc.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}))
+    assert "mcp-session-id" not in bare.headers
+    assert check(await bare.json())["error"]["code"] == -32602
+    await client.initialize()
+    out = await client.rpc(jsonrpc.request(2, "tools/call", {"name": 5, "arguments": {}}))
+    assert check(out)["error"]["code"] == -32602
+    assert all(r["method"] != "tools/call" for r in env.upstream.requests)

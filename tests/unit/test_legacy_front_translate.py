@@ -61,7 +61,7 @@ def test_negotiate_version(requested: Any, answered: str) -> None:
 
 def test_initialize_result_from_spec_discover() -> None:
     discover = example("DiscoverResult", "server-capabilities-discovery.json")
-    ident = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO}, BRIDGE)
+    ident = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO})
     result = lf.initialize_result(discover, ident, BRIDGE)
     assert result == {
         "protocolVersion": "2025-06-18",
@@ -100,13 +100,18 @@ def test_initialize_refused_when_upstream_lacks_2026() -> None:
                                                                                            "capabilities": []}])
 def test_parse_initialize_rejects_bad_params(params: Any) -> None:
     with pytest.raises(FrameError) as err:
-        lf.parse_initialize(params, BRIDGE)
+        lf.parse_initialize(params)
     assert err.value.code == -32602
 
 
-def test_parse_initialize_without_client_info_uses_bridge_identity() -> None:
-    ident = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": {}}, BRIDGE)
-    assert ident.client_info == BRIDGE
+@pytest.mark.parametrize("info", [None, "client", {"name": "c"}, {"name": "c", "version": 1}, {"version": "1"}])
+def test_parse_initialize_requires_client_info(info: Any) -> None:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    if info is not None:
+        params["clientInfo"] = info
+    with pytest.raises(FrameError) as err:
+        lf.parse_initialize(params)
+    assert err.value.code == -32602 and "clientInfo" in err.value.message
 
 
 # --- capabilities --------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def discover(**caps: Any) -> dict[str, Any]:
 
 
 def session(now: float = 100.0, principal: str | None = "p1", **caps: Any) -> ls.SessionState:
-    identity = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": CAPS, "clientInfo": CLIENT_INFO}, BRIDGE)
+    identity = lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": CAPS, "clientInfo": CLIENT_INFO})
     state, result = ls.open_session(identity, discover(**caps), BRIDGE, now=now, idle_timeout=IDLE, session_id="s1",
                                     principal=principal)
     spec.legacy("InitializeResult", result)
@@ -255,9 +255,27 @@ def test_before_initialize() -> None:
 
 
 def test_open_session_refuses_an_upstream_without_2026() -> None:
-    identity = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO}, BRIDGE)
+    identity = lf.parse_initialize({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO})
     with pytest.raises(jsonrpc.FrameError) as info:
         ls.open_session(identity, {"supportedVersions": ["2025-11-25"], "capabilities": {}}, BRIDGE, now=0.0, idle_timeout=1.0)
     assert info.value.code == -32602
     assert info.value.data["requested"] == "2025-06-18" and "2025-11-25" in info.value.data["supported"]
     spec.legacy("JSONRPCErrorResponse", info.value.to_response() | {"id": 1})
+
+
+@pytest.mark.parametrize("method,params", [
+    ("tools/call", {"name": 5}),
+    ("tools/call", {}),
+    ("tools/call", {"name": "t", "arguments": [1]}),
+    ("prompts/get", {"name": None}),
+    ("resources/read", {"uri": {"x": 1}}),
+])
+def test_malformed_params_are_invalid_params(method: str, params: dict[str, Any]) -> None:
+    out = answer(session(), jsonrpc.request(1, method, params))
+    assert out["error"]["code"] == -32602
+
+
+def test_initialize_requires_client_info() -> None:
+    with pytest.raises(jsonrpc.FrameError) as info:
+        lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x"}})
+    assert info.value.code == -32602

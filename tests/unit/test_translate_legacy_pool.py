@@ -147,3 +147,16 @@ def test_pool_round_trips_through_json() -> None:
     pool, g, _call, _asking = one_parked({"elicitation": {}}, 5)
     pool.subscribe(g.sid, "file:///a")
     assert Pool.from_json(json.loads(json.dumps(pool.to_json()))) == pool
+
+
+def test_idle_sessions_are_reaped_on_the_next_acquire() -> None:
+    pool = Pool()
+    limits = Limits(idle_ms=1_000)
+    assert pool.acquire(request(name="a"), "alice", "s1", limits=limits, now_ms=0) == Grant("s1", new=True)
+    pool.begin_call("s1", request(name="a"), 1, exclusive=False, server_info=None, ttl_ms=0, cache_scope="private")
+    busy = pool.acquire(request(name="b"), "alice", "s2", limits=limits, now_ms=5_000)
+    assert busy == Grant("s2", new=True)  # s1 has a call in flight: kept
+    pool.close_call("s1", 1, now_ms=5_000)
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=5_500).evict == ()
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_001).evict == ("s1",)
+    assert set(pool.sessions) == {"s2"}
