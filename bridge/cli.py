@@ -6,6 +6,7 @@ import asyncio
 import base64
 import logging
 import os
+import socket
 import sys
 from typing import Annotated
 
@@ -86,6 +87,12 @@ def serve(
     parked_timeout: Annotated[float, typer.Option(help="Seconds a call waiting for client input is kept.")] = 600.0,
     session_idle_timeout: Annotated[float, typer.Option(help="Seconds before an idle 2025 front session expires.")] = 1800.0,
     mrtr_max_rounds: Annotated[int, typer.Option(help="2025 front: input_required rounds driven for one call before giving up.")] = 16,
+    state_store: Annotated[str, typer.Option(envvar="MCP_BRIDGE_STATE_STORE",
+                                             help="memory | redis://HOST:PORT/DB shared by all instances (needs --state-key).")] = "memory",
+    instance_id: Annotated[str | None, typer.Option(envvar="MCP_BRIDGE_INSTANCE_ID",
+                                                    help="This instance's name (default: host name + pid).")] = None,
+    advertise_url: Annotated[str | None, typer.Option(envvar="MCP_BRIDGE_ADVERTISE_URL",
+                                                      help="Base URL other instances reach this one at (default: --listen).")] = None,
     config: Annotated[str | None, typer.Option(help="Fleet config (TOML, or mcpServers JSON): serve many upstreams.")] = None,
     log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "info",
 ) -> None:
@@ -119,6 +126,7 @@ def serve(
     key = _state_key(state_key)
     if key is not None:
         settings_kwargs["state_key"] = key
+    _scale_settings(settings_kwargs, state_store, key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
 
     from bridge.upstream.factory import Target, make_upstream
@@ -131,6 +139,25 @@ def serve(
         assert listen is not None
         host, port = _parse_listen(listen)
         _serve_http(up, settings, host, port)
+
+
+def _scale_settings(kwargs: dict, store: str, key: bytes | None, instance_id: str | None, advertise_url: str | None, stdio: bool) -> None:
+    """--state-store / --instance-id / --advertise-url (see bridge.store); a shared store without a shared
+    key is refused with one line and exit status 2."""
+    from bridge.store import is_shared_url
+
+    if store != "memory" and not is_shared_url(store):
+        _refuse(f"--state-store wants memory or redis://HOST:PORT/DB, got {store!r}")
+    if is_shared_url(store) and key is None:
+        _refuse("--state-store redis://... needs --state-key (or MCP_BRIDGE_STATE_KEY) shared by every instance")
+    if is_shared_url(store) and stdio:
+        _refuse("--state-store redis://... serves HTTP (--listen), not --stdio")
+    kwargs.update(state_store=store, advertise_url=advertise_url, instance_id=instance_id or f"{socket.gethostname()}-{os.getpid()}")
+
+
+def _refuse(message: str) -> None:
+    print(f"mcp-bridge: {message}", file=sys.stderr)
+    raise typer.Exit(2)
 
 
 def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
@@ -160,7 +187,14 @@ def _serve_http(up, settings: Settings, host: str, port: int) -> None:  # type: 
 
     from bridge.front.http import build_app
 
-    app_ = build_app(settings, up, _legacy_http_front(up, settings))
+    extra_routes = None
+    if settings.state_store != "memory":
+        from bridge.store import open_store
+        from bridge.store.cluster import ClusterUpstream
+
+        up = ClusterUpstream(up, settings, open_store(settings.state_store), settings.advertise_url or f"http://{host}:{port}")
+        extra_routes = up.routes()
+    app_ = build_app(settings, up, _legacy_http_front(up, settings), extra_routes=extra_routes)
     log.info("mcp-bridge listening on http://%s:%d/mcp (front %s, upstream %s)", host, port, settings.front_era, settings.upstream_era)
     config = uvicorn.Config(app_, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     uvicorn.Server(config).run()
