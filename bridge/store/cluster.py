@@ -90,9 +90,7 @@ class ClusterUpstream(Upstream):
 
     async def aclose(self) -> None:
         if self._beat is not None:
-            self._beat.cancel()
-            with contextlib.suppress(BaseException):
-                await self._beat
+            await _finish(self._beat)
         with contextlib.suppress(StoreError):
             await self.store.forget_instance(self.instance_id)
         if self._http is not None:
@@ -221,10 +219,14 @@ class ClusterUpstream(Upstream):
                     return
         finally:
             # The forwarding instance went away (its client cancelled): cancel here too.
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+            await _finish(task)
 
     def routes(self) -> list[Route]:
         return [Route(FORWARD_PATH, self.serve_forward, methods=["POST"])]
+
+
+async def _finish(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` unless it is done, and wait for it."""
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
