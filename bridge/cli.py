@@ -187,14 +187,13 @@ def _serve_http(up, settings: Settings, host: str, port: int) -> None:  # type: 
 
     from bridge.front.http import build_app
 
+    legacy = _legacy_http_front(up, settings)
     extra_routes = None
     if settings.state_store != "memory":
-        from bridge.store import open_store
-        from bridge.store.cluster import ClusterUpstream
+        from bridge.store.wiring import scale_out
 
-        up = ClusterUpstream(up, settings, open_store(settings.state_store), settings.advertise_url or f"http://{host}:{port}")
-        extra_routes = up.routes()
-    app_ = build_app(settings, up, _legacy_http_front(up, settings), extra_routes=extra_routes)
+        up, legacy, extra_routes = scale_out(up, legacy, settings, f"http://{host}:{port}")
+    app_ = build_app(settings, up, legacy, extra_routes=extra_routes)
     log.info("mcp-bridge listening on http://%s:%d/mcp (front %s, upstream %s)", host, port, settings.front_era, settings.upstream_era)
     config = uvicorn.Config(app_, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     uvicorn.Server(config).run()

@@ -87,13 +87,18 @@ class Store(ABC):
     # --- 2025 session facts (direction B) ---------------------------------------------------------------
 
     @abstractmethod
-    async def create_session(self, sid: str, facts: Json, ttl_ms: int) -> bool:
-        """Store the immutable facts of a new session; False when ``sid`` already exists."""
+    async def create_session(self, sid: str, facts: Json, ttl_ms: int, owner: str = "") -> bool:
+        """Store the immutable facts of a new session and the instance serving it; False when ``sid``
+        already exists."""
 
     @abstractmethod
     async def session(self, sid: str, ttl_ms: int | None = None) -> Json | None:
-        """``{"facts": ..., "state": {...}, "subscriptions": [...]}`` or None (unknown, expired or
-        deleted). With ``ttl_ms`` the idle deadline is pushed back (the session was used)."""
+        """``{"facts": ..., "owner": str, "state": {...}, "subscriptions": [...]}`` or None (unknown,
+        expired or deleted). With ``ttl_ms`` the idle deadline is pushed back (the session was used)."""
+
+    @abstractmethod
+    async def claim_session(self, sid: str, expected_owner: str, owner: str) -> bool:
+        """Atomically move the session to ``owner`` if ``expected_owner`` still has it (one adopter wins)."""
 
     @abstractmethod
     async def set_session_state(self, sid: str, key: str, value: Any) -> bool:

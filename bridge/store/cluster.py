@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -77,8 +77,15 @@ class ClusterUpstream(Upstream):
         self.peers: dict[str, Any] = {}
         self.store_ok = False
         self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0}
+        self.extra_status: Callable[[], dict[str, Any]] | None = None
+        """More to show under ``cluster`` in /healthz (the 2025 sessions' relay counters)."""
 
     # --- lifecycle ---------------------------------------------------------------------------------
+
+    def http(self) -> httpx.AsyncClient:
+        """The client for calls to other instances (created by ``start``)."""
+        assert self._http is not None, "ClusterUpstream.start() was not called"
+        return self._http
 
     async def start(self) -> None:
         if self._http is None:
@@ -123,6 +130,8 @@ class ClusterUpstream(Upstream):
             "instance": self.instance_id, "store": self.store.name, "store_ok": self.store_ok,
             "instances": sorted(self.peers), "forwarded": dict(self.forwarded),
         }
+        if self.extra_status is not None:
+            out["cluster"].update(self.extra_status())
         return out
 
     # --- calls ----------------------------------------------------------------------------------------
@@ -156,10 +165,9 @@ class ClusterUpstream(Upstream):
             "request": request, "principal": ctx.principal, "authorization": ctx.authorization, "trace": ctx.trace,
             "client_era": ctx.client_era, "from": self.instance_id, "at_ms": int(time.time() * 1000),
         })
-        assert self._http is not None, "ClusterUpstream.start() was not called"
         self.forwarded["out"] += 1
         try:
-            async with self._http.stream("POST", record["url"] + FORWARD_PATH, content=body,
+            async with self.http().stream("POST", record["url"] + FORWARD_PATH, content=body,
                                          headers={AUTH_HEADER: _sign(self._key, body), "content-type": "application/json"}) as resp:
                 if resp.status_code != 200:
                     self.forwarded["lost"] += 1

@@ -87,10 +87,17 @@ class MemoryStore(Store):
 
     # --- sessions ------------------------------------------------------------------------------------------
 
-    async def create_session(self, sid: str, facts: Json, ttl_ms: int) -> bool:
+    async def create_session(self, sid: str, facts: Json, ttl_ms: int, owner: str = "") -> bool:
         if self._get(f"sess:{sid}") is not None:
             return False
-        self._put(f"sess:{sid}", {"facts": copy.deepcopy(facts), "state": {}, "subscriptions": []}, ttl_ms)
+        self._put(f"sess:{sid}", {"facts": copy.deepcopy(facts), "owner": owner, "state": {}, "subscriptions": []}, ttl_ms)
+        return True
+
+    async def claim_session(self, sid: str, expected_owner: str, owner: str) -> bool:
+        rec = self._get(f"sess:{sid}")
+        if rec is None or rec["owner"] != expected_owner:
+            return False
+        rec["owner"] = owner
         return True
 
     async def session(self, sid: str, ttl_ms: int | None = None) -> Json | None:

@@ -3,7 +3,7 @@
 Keys live under ``<prefix>:`` so several bridge clusters can share one server:
 
 * ``puc:<puc>``        string, owner instance, PX = parked lifetime (GETDEL takes it once);
-* ``sess:<sid>``       hash: ``facts`` (JSON) and ``state:<name>`` (JSON) — PX = idle TTL, refreshed on use;
+* ``sess:<sid>``       hash: ``facts`` (JSON), ``owner`` and ``state:<name>`` (JSON) — PX = idle TTL, refreshed on use;
 * ``subs:<sid>``       set of subscribed resource URIs, same TTL;
 * ``ev:<sid>``         stream of the session's events, trimmed by count and age; ``evcut:<sid>`` the newest trimmed id;
 * ``cache:<space>:<key>`` JSON with PX = ttlMs;
@@ -38,6 +38,12 @@ T = TypeVar("T")
 _SET_STATE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+# Move a session to a new owner only if the expected one still has it.
+_CLAIM = """
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'owner', ARGV[2])
 return 1
 """
 # Add/remove a subscription only while the session exists; the set shares the session's deadline.
@@ -118,6 +124,7 @@ class RedisStore(Store):
         self._set_state = self.client.register_script(_SET_STATE)
         self._subscribe = self.client.register_script(_SUBSCRIBE)
         self._append = self.client.register_script(_APPEND)
+        self._claim = self.client.register_script(_CLAIM)
 
     def _k(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -152,17 +159,21 @@ class RedisStore(Store):
 
     # --- sessions ------------------------------------------------------------------------------------------
 
-    async def create_session(self, sid: str, facts: Json, ttl_ms: int) -> bool:
+    async def create_session(self, sid: str, facts: Json, ttl_ms: int, owner: str = "") -> bool:
         key = self._k("sess", sid)
 
         async def create() -> bool:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hsetnx(key, "facts", _dumps(facts))
+                pipe.hsetnx(key, "owner", owner)
                 pipe.pexpire(key, max(1, ttl_ms), nx=True)
-                created, _ = await pipe.execute()
+                created, *_ = await pipe.execute()
             return bool(created)
 
         return await self._guard(create())
+
+    async def claim_session(self, sid: str, expected_owner: str, owner: str) -> bool:
+        return bool(await self._guard(self._claim(keys=[self._k("sess", sid)], args=[expected_owner, owner])))
 
     async def session(self, sid: str, ttl_ms: int | None = None) -> Json | None:
         key, subs = self._k("sess", sid), self._k("subs", sid)
@@ -178,7 +189,8 @@ class RedisStore(Store):
             if not fields or b"facts" not in fields:
                 return None
             state = {_text(k)[len("state:"):]: orjson.loads(v) for k, v in fields.items() if _text(k).startswith("state:")}
-            return {"facts": orjson.loads(fields[b"facts"]), "state": state, "subscriptions": sorted(_text(m) for m in members)}
+            return {"facts": orjson.loads(fields[b"facts"]), "owner": _text(fields.get(b"owner", b"")), "state": state,
+                    "subscriptions": sorted(_text(m) for m in members)}
 
         return await self._guard(read())
 

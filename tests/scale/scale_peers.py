@@ -9,13 +9,17 @@ import contextlib
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
+import httpx
 import pytest
 
 import peers
+
+T = TypeVar("T")
 
 STATE_KEY = "5c" * 32
 """A fixed state key shared by the instances of one test (hex, 32 bytes)."""
@@ -78,6 +82,22 @@ class Cluster:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.balancer_port}/mcp"
+
+    def counters(self, name: str) -> dict[str, dict[str, int]]:
+        """``/healthz`` cluster counters (``forwarded`` or ``relayed``) of each live instance."""
+        out = {}
+        for inst in self.instances:
+            if inst.proc is not None and inst.proc.poll() is None:
+                health = httpx.get(f"http://127.0.0.1:{inst.port}/healthz", timeout=10).json()
+                out[inst.instance_id] = health["upstream"]["cluster"][name]
+        return out
+
+    def counted(self, name: str, action: Callable[[], T]) -> tuple[T, dict[str, dict[str, int]]]:
+        """Run ``action``; its result and how each instance's counters moved meanwhile."""
+        before = self.counters(name)
+        result = action()
+        after = self.counters(name)
+        return result, {i: {k: v - before.get(i, {}).get(k, 0) for k, v in after[i].items()} for i in after}
 
 
 def bridge_instance(store: str, instance_id: str, upstream: list[str], *extra: str) -> Instance:

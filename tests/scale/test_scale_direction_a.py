@@ -41,19 +41,9 @@ async def two_questions(url: str, name: str, color: str) -> str:
         return result.content[0].text  # type: ignore[union-attr]
 
 
-def forwarded(c: scale_peers.Cluster) -> dict[str, dict[str, int]]:
-    out = {}
-    for inst in c.instances:
-        health = httpx.get(f"http://127.0.0.1:{inst.port}/healthz", timeout=10).json()
-        out[inst.instance_id] = health["upstream"]["cluster"]["forwarded"]
-    return out
-
-
-async def test_three_rounds_on_three_instances(cluster: scale_peers.Cluster) -> None:
-    before = forwarded(cluster)
-    assert await two_questions(cluster.url, "Ada", "teal") == "Ada likes teal"
-    after = forwarded(cluster)
-    delta = {i: {k: after[i][k] - before[i][k] for k in after[i]} for i in after}
+def test_three_rounds_on_three_instances(cluster: scale_peers.Cluster) -> None:
+    text, delta = cluster.counted("forwarded", lambda: anyio.run(two_questions, cluster.url, "Ada", "teal"))
+    assert text == "Ada likes teal"
     # Round 1 parked on one instance; rounds 2 and 3 landed on the two others and were forwarded to it.
     owners = [i for i, d in delta.items() if d["in"] == 2]
     assert len(owners) == 1, delta
@@ -71,7 +61,7 @@ async def test_64_concurrent_clients_none_lost_none_crossed(cluster: scale_peers
         for i in range(64):
             tg.start_soon(one, i)
     assert results == {i: f"caller-{i:02d} likes colour-{i:02d}" for i in range(64)}
-    totals = forwarded(cluster)
+    totals = cluster.counters("forwarded")
     assert sum(d["out"] for d in totals.values()) > 0
     assert sum(d["lost"] for d in totals.values()) == 0
 

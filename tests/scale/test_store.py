@@ -47,20 +47,25 @@ async def test_parked_owner_is_taken_once(store: Store) -> None:
 
 
 async def test_session_facts_and_mutable_parts(store: Store) -> None:
-    assert await store.create_session("s1", FACTS, 60_000)
-    assert not await store.create_session("s1", {"other": True}, 60_000)
+    assert await store.create_session("s1", FACTS, 60_000, owner="bridge-0")
+    assert not await store.create_session("s1", {"other": True}, 60_000, owner="bridge-1")
     assert await store.set_session_state("s1", "logLevel", "warning")
     assert await store.subscribe_resource("s1", "file:///a", True)
     assert await store.subscribe_resource("s1", "file:///b", True)
     assert await store.subscribe_resource("s1", "file:///a", False)
     rec = await store.session("s1", ttl_ms=60_000)
-    assert rec == {"facts": FACTS, "state": {"logLevel": "warning"}, "subscriptions": ["file:///b"]}
+    assert rec == {"facts": FACTS, "owner": "bridge-0", "state": {"logLevel": "warning"}, "subscriptions": ["file:///b"]}
+    # Adoption: exactly one of several instances moves the session to itself.
+    claims = await asyncio.gather(*(store.claim_session("s1", "bridge-0", f"bridge-{i}") for i in (1, 2, 3)))
+    assert claims.count(True) == 1
+    assert (await store.session("s1") or {})["owner"] == f"bridge-{claims.index(True) + 1}"
     assert await store.delete_session("s1")
     assert await store.session("s1") is None
     assert not await store.delete_session("s1")
     # Mutating a session that is gone does not resurrect it.
     assert not await store.set_session_state("s1", "logLevel", "debug")
     assert not await store.subscribe_resource("s1", "file:///a", True)
+    assert not await store.claim_session("s1", "bridge-0", "bridge-1")
     assert await store.session("s1") is None
 
 
