@@ -126,7 +126,8 @@ class HttpFront:
                 modern_front.validate_notification(msg)
             except FrameError as exc:
                 return rpc_error(exc.http_status, exc.code, exc.message)
-            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel).
+            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel):
+            # 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages (Note) and §Cancellation.
             return Response(status_code=202)
         try:
             # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
@@ -183,7 +184,8 @@ class HttpFront:
                 if kind == "done":
                     return
         finally:
-            # The client closed the stream (or we finished): in 2026 a closed stream is the cancel.
+            # The client closed the stream (or we finished): a closed stream is the cancel
+            # (2026-07-28 basic/transports/streamable-http.mdx §Cancellation).
             if not task.done():
                 task.cancel()
                 with contextlib.suppress(BaseException):

@@ -66,7 +66,8 @@ class ModernStdioSession:
         try:
             response = await self.upstream.call(msg, self.ctx, self.write)
         except asyncio.CancelledError:
-            # Cancelled by the client: 2026 says the server sends nothing further for that id.
+            # Cancelled by the client: nothing further is sent for that id
+            # (2026-07-28 basic/patterns/cancellation.mdx).
             self.tasks.pop(rid, None)
             return
         except Exception as exc:  # noqa: BLE001

@@ -26,7 +26,8 @@ def encode_value(value: str) -> str:
 
 
 def decode_value(value: str) -> str:
-    """Undo the base64 sentinel (receivers MUST decode before comparing); raises ValueError when invalid."""
+    """Undo the base64 sentinel (receivers MUST decode before comparing: 2026-07-28
+    basic/transports/streamable-http.mdx §Value Encoding); raises ValueError when invalid."""
     if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= len("=?base64??="):
         return base64.b64decode(value[len("=?base64?") : -len("?=")], validate=True).decode("utf-8")
     return value

@@ -70,7 +70,7 @@ def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MO
 
 def validate_notification(msg: Message) -> None:
     if msg["method"] != "notifications/cancelled":
-        # Unknown notifications are ignored per JSON-RPC; nothing to check.
+        # Unknown notifications are ignored (2026-07-28 basic/index.mdx §Notifications); nothing to check.
         return
     params = msg.get("params")
     if not isinstance(params, dict) or not isinstance(params.get("requestId"), (str, int)):
@@ -78,7 +78,8 @@ def validate_notification(msg: Message) -> None:
 
 
 def validate_headers(msg: Message, headers: Mapping[str, str]) -> None:
-    """2026 Streamable HTTP header/body agreement (MCP-Protocol-Version, Mcp-Method, Mcp-Name)."""
+    """2026 Streamable HTTP header/body agreement (MCP-Protocol-Version, Mcp-Method, Mcp-Name):
+    2026-07-28 basic/transports/streamable-http.mdx §Request Metadata and §Server Validation."""
     rid = msg.get("id")
     meta = eras.request_meta(msg) or {}
     body_version = meta.get(META_PROTOCOL_VERSION)

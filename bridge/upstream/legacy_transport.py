@@ -170,7 +170,8 @@ class StreamableHttpTransport(LegacyTransport):
             self._posts[msg["id"]] = task
             task.add_done_callback(lambda _t, rid=msg["id"]: self._posts.pop(rid, None))
             return
-        # Notifications and responses: the server answers 202 (or an error status).
+        # Notifications and responses: the server answers 202 (or an error status): 2025-11-25
+        # basic/transports.mdx §Sending Messages to the Server.
         try:
             resp = await self.client.post(self.url, content=jsonrpc.dumps(msg), headers=self._headers())
         except httpx.HTTPError as exc:
@@ -199,8 +200,9 @@ class StreamableHttpTransport(LegacyTransport):
                 ctype = resp.headers.get("content-type", "")
                 if resp.status_code == 404 and (self.session_id and msg.get("method") != "initialize"):
                     await resp.aread()
-                    # Answer this request first (it was not processed, so it may be retried), then
-                    # report the session lost (which fails the session's other calls).
+                    # Answer this request first (it was not processed, so it may be retried: 2025-11-25
+                    # basic/transports.mdx §Session Management), then report the session lost (which fails
+                    # the session's other calls).
                     await self._deliver(_error_for(rid, *errors.legacy_upstream_status_error(resp.status_code)[1:]), rid)
                     await self._lost("upstream session expired (HTTP 404)")
                     return
