@@ -28,6 +28,16 @@ class Settings(BaseModel):
     """Upper bound on one upstream call (seconds)."""
     session_idle_timeout: float = 1800.0
     """Legacy front: a 2025 session unused this long is expired (the client gets 404 and re-initializes)."""
+    legacy_sessions_max: int = 10_000
+    """Legacy front: 2025 sessions open at once; past it ``initialize`` gets 503 naming the limit."""
+    legacy_sessions_per_principal: int = 1_000
+    """Legacy front: 2025 sessions one set of credentials may hold; past it 429 naming the limit."""
+    legacy_listens_max: int = 512
+    """Legacy front: upstream ``subscriptions/listen`` streams held for 2025 sessions; at the cap a lingering one
+    (no GET stream, nothing subscribed) is reclaimed, else a subscribe gets an error naming the limit."""
+    legacy_listen_linger: float = 300.0
+    """Legacy front: a session's listen stays open this long after initialize and after its last GET stream left, so
+    a client that reconnects (Last-Event-ID) still gets what changed meanwhile; then only subscriptions keep it."""
     sse_keepalive: float = 15.0
     event_retention: float = 300.0
     """Legacy front: how long GET-stream events stay replayable for Last-Event-ID."""
@@ -36,6 +46,10 @@ class Settings(BaseModel):
     # --- upstream --------------------------------------------------------------------------------
     upstream_era: EraSetting = "auto"
     probe_timeout: float = 5.0
+    """How long the era probe waits for the answer to ``server/discover``, counted from the server's readiness."""
+    probe_start_timeout: float = 30.0
+    """stdio: how long a child may stay silent while it loads (no output at all) before the probe counts it as
+    not answering; its first output on stdout or stderr marks it ready."""
     era_cache_ttl: float = 300.0
     connect_timeout: float = 10.0
     respawn_backoff_initial: float = 0.1

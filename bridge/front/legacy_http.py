@@ -12,7 +12,9 @@ import itertools
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -27,6 +29,7 @@ from bridge.front.legacy_runner import LegacyFrontSession, start_session
 from bridge.jsonrpc import Message, RequestId
 from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 from bridge.translate import errors
+from bridge.translate import legacy_listen as ll
 from bridge.translate import legacy_mrtr as mrtr
 from bridge.translate import legacy_session as ls
 
@@ -44,6 +47,12 @@ class HttpSessionSlot:
         self.sid = sid
         self.settings = settings
         self.session: LegacyFrontSession | None = None
+        self.principal: str | None = None
+        self.get_attached = 0
+        """GET requests streaming ``get_stream`` (or about to): the session's listen follows it."""
+        self.lingering_since: float | None = None
+        """No GET stream since then; the listen stays until ``legacy_listen_linger`` has passed (or it is reclaimed)."""
+        self.linger_timer: asyncio.TimerHandle | None = None
         self.get_stream = EventStream("g", settings.event_retention)
         self.streams: dict[str, EventStream] = {"g": self.get_stream}
         self.get_seen = 0
@@ -61,6 +70,8 @@ class HttpSessionSlot:
         self.get_stream.push(msg)
 
     async def close(self) -> None:
+        if self.linger_timer is not None:
+            self.linger_timer.cancel()
         if self.session is not None:
             await self.session.close()
         for stream in self.streams.values():
@@ -74,9 +85,29 @@ class LegacyHttpFront:
         self.upstream = upstream
         self.settings = settings
         self.sessions: dict[str, HttpSessionSlot] = {}
+        self.per_principal: Counter[str | None] = Counter()
+        self.listens = ll.ListenBudget(settings.legacy_listens_max)
+        self.refused: Counter[str] = Counter()
+        """Refusals at a cap, by limit name (exported by ``status``)."""
         self._reaper: asyncio.Task[None] | None = None
 
+    def status(self) -> dict[str, Any]:
+        return {"sessions": len(self.sessions), "listens": self.listens.open,
+                "refused": {**self.refused, **({ll.LIMIT: self.listens.refused} if self.listens.refused else {})}}
+
     # --- helpers ---------------------------------------------------------------------------------
+
+    def _add(self, slot: HttpSessionSlot) -> None:
+        self.sessions[slot.sid] = slot
+        self.per_principal[slot.principal] += 1
+
+    def _drop(self, slot: HttpSessionSlot) -> bool:
+        if self.sessions.pop(slot.sid, None) is None:
+            return False
+        self.per_principal[slot.principal] -= 1
+        if self.per_principal[slot.principal] <= 0:
+            del self.per_principal[slot.principal]
+        return True
 
     def _ensure_reaper(self) -> None:
         if self._reaper is None or self._reaper.done():
@@ -90,7 +121,7 @@ class LegacyHttpFront:
             for sid, slot in list(self.sessions.items()):
                 if slot.session is not None and slot.session.expired(now):
                     log.info("session %s expired", sid)
-                    self.sessions.pop(sid, None)
+                    self._drop(slot)
                     await slot.close()
 
     def _lookup(self, request: Request, rid: RequestId | None) -> HttpSessionSlot | Response:
@@ -102,8 +133,7 @@ class LegacyHttpFront:
         if refusal is None:
             assert slot is not None
             return slot
-        if refusal.expire and slot is not None:
-            self.sessions.pop(slot.sid, None)
+        if refusal.expire and slot is not None and self._drop(slot):
             asyncio.get_running_loop().create_task(slot.close())
         return json_message(refusal.response(rid), refusal.status)
 
@@ -158,7 +188,9 @@ class LegacyHttpFront:
             return json_message(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Request cancelled"))
         return self._sse(stream, 0)
 
-    def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False) -> StreamingResponse:
+    def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False,
+             slot: HttpSessionSlot | None = None) -> StreamingResponse:
+        """``slot``: this is the session's GET stream; its listen follows whether any GET streams it."""
         keepalive = self.settings.sse_keepalive
         token = stream.take_over() if exclusive else None
 
@@ -174,18 +206,33 @@ class LegacyHttpFront:
                         yield sse_event(item[1], f"{stream.key}.{item[0]}")
             finally:
                 stream.consumers -= 1
+                if slot is not None:
+                    slot.get_attached -= 1
+                    if slot.get_attached == 0:
+                        self._linger(slot)
 
         return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
 
     async def _initialize(self, request: Request, msg: Message) -> Response:
         ctx = call_context(request, LEGACY)
+        refusal = ls.admit_new_session(ctx.principal, self.per_principal[ctx.principal], len(self.sessions),
+                                       max_total=self.settings.legacy_sessions_max,
+                                       max_per_principal=self.settings.legacy_sessions_per_principal)
+        if refusal is not None:
+            self.refused[(refusal.data or {}).get("limit", "sessions")] += 1
+            return json_message(refusal.response(msg["id"]), refusal.status)
         sid = secrets.token_urlsafe(24)
         slot = HttpSessionSlot(sid, self.settings)
-        session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, sid)
+        slot.principal = ctx.principal
+        # The listen opens with the session (list_changed promised in the result), and lingers until a GET stream
+        # takes over or legacy_listen_linger passes.
+        session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, self.listens, sid,
+                                            streaming=True, reclaim=self._reclaim)
         if session is None:
             return json_message(resp)
         slot.session = session
-        self.sessions[sid] = slot
+        self._add(slot)
+        self._linger(slot)
         self._ensure_reaper()
         return json_message(resp, headers={"Mcp-Session-Id": sid})
 
@@ -202,16 +249,62 @@ class LegacyHttpFront:
         slot = found
         last = parse_event_id(request.headers.get("last-event-id") or "")
         stream = slot.streams.get(last[0]) if last is not None else None
+        if last is not None and stream is not None and stream is not slot.get_stream:
+            # Resume a POST stream: replay what followed the client's last event (it ends after its response).
+            return self._sse(stream, last[1])
+        await self._attach(slot)
         if last is not None and stream is not None:
-            # Resume: replay what followed the client's last event (a POST stream ends after its response).
-            return self._sse(stream, last[1], exclusive=stream is slot.get_stream)
+            return self._sse(stream, last[1], exclusive=True, slot=slot)
         # Unknown or expired stream: start a fresh GET stream (allowed). One consumer per GET stream (each message
         # goes to exactly one stream): a new GET replaces an older one, which is usually a connection the client
         # already gave up on. The first GET of a session receives what was queued since initialize; later ones
         # start now.
         after = slot.get_seen
         slot.get_seen = slot.get_stream.seq
-        return self._sse(slot.get_stream, after, exclusive=True)
+        return self._sse(slot.get_stream, after, exclusive=True, slot=slot)
+
+    @staticmethod
+    async def _attach(slot: HttpSessionSlot) -> None:
+        """A GET stream is about to flow: the session's listen carries list_changed (opened again, and acknowledged
+        upstream, before the stream starts, if it was dropped)."""
+        slot.get_attached += 1
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+            slot.linger_timer = None
+        slot.lingering_since = None
+        if slot.get_attached == 1 and slot.session is not None:
+            await slot.session.set_streaming(True)
+
+    def _linger(self, slot: HttpSessionSlot) -> None:
+        """No GET stream: keep the listen for legacy_listen_linger seconds, then only subscriptions keep it."""
+        loop = asyncio.get_running_loop()
+        slot.lingering_since = loop.time()
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+        slot.linger_timer = loop.call_later(self.settings.legacy_listen_linger,
+                                            lambda: loop.create_task(self._stop_lingering(slot)))
+
+    @staticmethod
+    async def _stop_lingering(slot: HttpSessionSlot) -> None:
+        if slot.linger_timer is not None:
+            slot.linger_timer.cancel()
+            slot.linger_timer = None
+        if slot.get_attached == 0 and slot.lingering_since is not None and slot.session is not None:
+            slot.lingering_since = None
+            await slot.session.set_streaming(False)
+
+    async def _reclaim(self) -> bool:
+        """The listen budget is spent: end the listen of the session lingering longest (no GET stream, nothing
+        subscribed), so idle sessions never keep a client that is here now from its notifications."""
+        candidates = [slot for slot in self.sessions.values()
+                      if slot.lingering_since is not None and slot.get_attached == 0 and slot.session is not None
+                      and not slot.session.state.subscribed and slot.session.listener.state.current is not None
+                      and not slot.session.busy()]
+        if not candidates:
+            return False
+        oldest = min(candidates, key=lambda slot: slot.lingering_since or 0.0)
+        await self._stop_lingering(oldest)
+        return True
 
     # --- DELETE --------------------------------------------------------------------------------------
 
@@ -219,13 +312,14 @@ class LegacyHttpFront:
         found = self._lookup(request, None)
         if isinstance(found, Response):
             return found
-        self.sessions.pop(found.sid, None)
+        self._drop(found)
         await found.close()
         return Response(status_code=200)
 
     async def aclose(self) -> None:
         if self._reaper is not None:
             self._reaper.cancel()
-        sessions, self.sessions = list(self.sessions.values()), {}
+        sessions = list(self.sessions.values())
         for slot in sessions:
+            self._drop(slot)
             await slot.close()

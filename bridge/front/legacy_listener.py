@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bridge.core import UpstreamError
@@ -24,8 +25,12 @@ log = logging.getLogger("mcp_bridge.front.legacy")
 class UpstreamListener:
     """ONE upstream ``subscriptions/listen`` per session; filter changes replace it make-before-break."""
 
-    def __init__(self, session: LegacyFrontSession) -> None:
+    def __init__(self, session: LegacyFrontSession, budget: ll.ListenBudget,
+                 reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.session = session
+        self.budget = budget
+        self.reclaim = reclaim
+        """Frees a lingering listen of another session when the budget is spent (True when one was freed)."""
         self.state = ll.ListenState()
         self.lock = asyncio.Lock()
         self.runs: dict[str, asyncio.Task[None]] = {}
@@ -43,8 +48,17 @@ class UpstreamListener:
             return await self._open(step)
 
     async def _open(self, step: ll.Open) -> dict[str, Any]:
+        try:
+            replacing = self.state.current is not None
+            if self.budget.open >= self.budget.max and not replacing and self.reclaim is not None:
+                await self.reclaim()
+            ll.take(self.budget, replacing)
+        except FrameError as exc:
+            ll.open_failed(self.state, step.listen_id, exc.code)
+            raise
         ack: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(self._run(step.listen_id, step.filter, ack), name=f"legacy-listen:{step.listen_id}")
+        task.add_done_callback(lambda _t: ll.give(self.budget))
         self.runs[step.listen_id] = task
         try:
             acked = await asyncio.wait_for(asyncio.shield(ack), self.session.settings.connect_timeout)

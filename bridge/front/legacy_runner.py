@@ -13,6 +13,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bridge import jsonrpc
 from bridge.config import Settings
@@ -22,6 +23,7 @@ from bridge.front.legacy_listener import UpstreamListener
 from bridge.jsonrpc import FrameError, Message
 from bridge.translate import errors
 from bridge.translate import legacy_front as lf
+from bridge.translate import legacy_listen as ll
 from bridge.translate import legacy_mrtr as mrtr
 from bridge.translate import legacy_session as ls
 
@@ -33,13 +35,14 @@ Send = Callable[[Message], Awaitable[None]]
 class LegacyFrontSession:
     """A 2025 client's session: the machine's state plus the tasks and futures that serve it."""
 
-    def __init__(self, upstream: Upstream, settings: Settings, state: ls.SessionState, ctx: CallContext, deliver: Send) -> None:
+    def __init__(self, upstream: Upstream, settings: Settings, state: ls.SessionState, ctx: CallContext, deliver: Send,
+                 listens: ll.ListenBudget, reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.upstream = upstream
         self.settings = settings
         self.state = state
         self.ctx = ctx
         self._deliver = deliver
-        self.listener = UpstreamListener(self)
+        self.listener = UpstreamListener(self, listens, reclaim)
         self.tasks: dict[str, asyncio.Task[Message]] = {}
         self.questions: dict[str, asyncio.Future[Message]] = {}
         """Bridge->client requests waiting for the client, by their (bridge-minted) id."""
@@ -55,9 +58,20 @@ class LegacyFrontSession:
         return ls.expired(self.state, now)
 
     async def start(self) -> None:
-        """Open the upstream listen for unsolicited list_changed (before the initialize result goes out)."""
-        filt = ls.listen_filter(self.state)
-        if not filt:
+        """Open the upstream listen if the client can already receive (stdio: before the initialize result goes out)."""
+        await self._follow(ls.listen_filter(self.state))
+
+    def busy(self) -> bool:
+        """Changing its listen now would wait (a subscription or a listen change is under way)."""
+        return self._sub_lock.locked() or self.listener.lock.locked()
+
+    async def set_streaming(self, streaming: bool) -> None:
+        """A GET stream connected, or the last one left: open or drop the list_changed part of the listen."""
+        async with self._sub_lock:
+            await self._follow(ls.set_streaming(self.state, streaming))
+
+    async def _follow(self, filt: dict[str, Any]) -> None:
+        if self.state.closed or (not filt and self.listener.state.current is None):
             return
         try:
             await self.listener.apply(filt)
@@ -213,7 +227,8 @@ class LegacyFrontSession:
 
 
 async def start_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
-                        session_id: str | None = None) -> tuple[LegacyFrontSession | None, Message]:
+                        listens: ll.ListenBudget, session_id: str | None = None, streaming: bool = False,
+                        reclaim: Callable[[], Awaitable[bool]] | None = None) -> tuple[LegacyFrontSession | None, Message]:
     """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
     rid = msg["id"]
     try:
@@ -222,12 +237,12 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
         discover = await upstream.discover(ctx)
         state, result = ls.open_session(identity, discover, settings.bridge_info(), now=time.monotonic(),
                                         idle_timeout=settings.session_idle_timeout, session_id=session_id,
-                                        principal=ctx.principal, max_rounds=settings.mrtr_max_rounds)
+                                        principal=ctx.principal, max_rounds=settings.mrtr_max_rounds, streaming=streaming)
     except FrameError as exc:
         return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
     except UpstreamError as exc:
         return None, jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
-    session = LegacyFrontSession(upstream, settings, state, ctx, deliver)
+    session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens, reclaim)
     ls.claim_id(state, rid)
     await session.start()
     return session, jsonrpc.result_response(rid, result)

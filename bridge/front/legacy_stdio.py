@@ -18,6 +18,7 @@ from bridge.eras import LEGACY
 from bridge.front.legacy_runner import LegacyFrontSession, Send, start_session
 from bridge.jsonrpc import Message
 from bridge.translate import errors
+from bridge.translate import legacy_listen as ll
 from bridge.translate import legacy_session as ls
 
 
@@ -69,7 +70,8 @@ class LegacyStdioSession:
         self._spawn(self._request(msg))
 
     async def _initialize(self, msg: Message) -> None:
-        self.session, resp = await start_session(self.upstream, self.settings, msg, self.ctx, self._send)
+        budget = ll.ListenBudget(self.settings.legacy_listens_max)
+        self.session, resp = await start_session(self.upstream, self.settings, msg, self.ctx, self._send, budget, streaming=True)
         await self._send(resp)
 
     async def _request(self, msg: Message) -> None:

@@ -195,6 +195,32 @@ def invalidations(acked: dict[str, Any]) -> list[Message]:
     return notes
 
 
+@dataclass
+class ListenBudget:
+    """Upstream listens held for all the sessions of one front (each is a long-lived server resource)."""
+
+    max: int
+    open: int = 0
+    refused: int = 0
+
+
+LIMIT = "legacy_listens_max"
+
+
+def take(budget: ListenBudget, replacing: bool = False) -> None:
+    """One more listen, or FrameError naming the limit. A session replacing its own listen (make-before-break) may
+    hold two for the moment of the overlap: the cap counts sessions with a listen."""
+    if budget.open >= budget.max and not replacing:
+        budget.refused += 1
+        raise FrameError(errors.LIMIT_REACHED, f"Too many upstream listens ({LIMIT}={budget.max})",
+                         {"limit": LIMIT, "max": budget.max})
+    budget.open += 1
+
+
+def give(budget: ListenBudget) -> None:
+    budget.open = max(0, budget.open - 1)
+
+
 def close(state: ListenState) -> list[str]:
     """The session ended: returns the listens to cancel."""
     state.closed = True

@@ -59,6 +59,8 @@ class SessionState:
     """Last progress value sent per progress token (2025 progress MUST increase)."""
     max_rounds: int = 16
     """MRTR rounds one request may take (``legacy_mrtr``)."""
+    streaming: bool = False
+    """The client can receive unsolicited messages now: a GET stream is connected (HTTP), or always (stdio)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,7 +68,7 @@ class SessionState:
             "session_id": self.session_id, "principal": self.principal, "initialized": self.initialized,
             "closed": self.closed, "subscribed": list(self.subscribed), "recent_ids": list(self.recent_ids),
             "inflight": list(self.inflight), "outstanding": dict(self.outstanding), "next_out_id": self.next_out_id,
-            "progress": dict(self.progress), "max_rounds": self.max_rounds,
+            "progress": dict(self.progress), "max_rounds": self.max_rounds, "streaming": self.streaming,
         }
 
     @classmethod
@@ -75,14 +77,14 @@ class SessionState:
 
 
 def open_session(identity: lf.SessionIdentity, discover: dict[str, Any], bridge_info: dict[str, str], *, now: float,
-                 idle_timeout: float, session_id: str | None = None, principal: str | None = None, max_rounds: int = 16
-                 ) -> tuple[SessionState, dict[str, Any]]:
+                 idle_timeout: float, session_id: str | None = None, principal: str | None = None, max_rounds: int = 16,
+                 streaming: bool = False) -> tuple[SessionState, dict[str, Any]]:
     """A new session and its ``InitializeResult`` (answered locally from the upstream's ``DiscoverResult``:
     2025-11-25 basic/lifecycle.mdx §Initialization); FrameError when ``initialize`` cannot be honoured.
     ``identity`` is ``legacy_front.parse_initialize`` of the request's params (checked before any upstream work)."""
     result = lf.initialize_result(discover, identity, bridge_info)
     state = SessionState(identity=identity, idle_timeout=idle_timeout, deadline=now + idle_timeout,
-                         session_id=session_id, principal=principal, max_rounds=max_rounds)
+                         session_id=session_id, principal=principal, max_rounds=max_rounds, streaming=streaming)
     return state, result
 
 
@@ -157,9 +159,10 @@ class Refusal:
     message: str
     expire: bool = False
     """The session is past its deadline: the shell ends it."""
+    data: dict[str, Any] | None = None
 
     def response(self, rid: RequestId | None) -> Message:
-        return jsonrpc.error_response(rid, self.code, self.message)
+        return jsonrpc.error_response(rid, self.code, self.message, self.data)
 
 
 def admit_http(state: SessionState | None, *, has_session_header: bool, principal: str | None,
@@ -258,7 +261,7 @@ def _subscription(state: SessionState, rid: RequestId, method: str, params: dict
     else:
         wanted.discard(uri)
     ordered = sorted(wanted)
-    return ChangeSubscriptions(uri, subscribe, ordered, lf.listen_filter(state.identity.server_capabilities, ordered))
+    return ChangeSubscriptions(uri, subscribe, ordered, _filter(state, ordered))
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,8 @@ def subscription_applied(state: SessionState, rid: RequestId, change: ChangeSubs
         if failure.code == errors.METHOD_NOT_FOUND:
             return jsonrpc.error_response(rid, errors.METHOD_NOT_FOUND,
                                           "Method not found: resources/subscribe (the upstream serves no subscriptions)")
+        if failure.code == errors.LIMIT_REACHED:
+            return jsonrpc.error_response(rid, failure.code, failure.message, failure.data)
         return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Subscription not accepted upstream: {failure.message}")
     if change.subscribe and change.uri not in ((acked or {}).get("resourceSubscriptions") or []):
         # 2026-07-28 basic/patterns/subscriptions.mdx §Acknowledgment: the server may grant less than asked.
@@ -334,9 +339,44 @@ def subscription_applied(state: SessionState, rid: RequestId, change: ChangeSubs
     return jsonrpc.result_response(rid, {})
 
 
+def _filter(state: SessionState, uris: list[str]) -> dict[str, Any]:
+    if not state.streaming and not uris:
+        return {}  # nobody to tell and nothing subscribed: no upstream listen (it is a server resource)
+    return lf.listen_filter(state.identity.server_capabilities, uris)
+
+
 def listen_filter(state: SessionState) -> dict[str, Any]:
-    """The filter the session's upstream listen needs now (list_changed kinds + subscribed URIs)."""
-    return lf.listen_filter(state.identity.server_capabilities, state.subscribed)
+    """The filter the session's upstream listen needs now: the list_changed kinds it was promised while the client
+    can receive them, plus its subscribed URIs (whose updates are kept for replay until a GET stream takes them)."""
+    return _filter(state, state.subscribed)
+
+
+def set_streaming(state: SessionState, streaming: bool) -> dict[str, Any]:
+    """A GET stream connected (or its last consumer left): the listen filter the session needs now."""
+    state.streaming = streaming
+    return listen_filter(state)
+
+
+# ==============================================================================================
+# Caps on sessions
+# ==============================================================================================
+
+
+LIMIT_TOTAL = "legacy_sessions_max"
+LIMIT_PER_PRINCIPAL = "legacy_sessions_per_principal"
+
+
+def admit_new_session(principal: str | None, sessions_of_principal: int, sessions_total: int, *, max_total: int,
+                      max_per_principal: int) -> Refusal | None:
+    """Whether another 2025 session may open. Per principal: 429 (that caller should back off); in total: 503 (the
+    bridge is full). Anonymous callers cannot be told apart, so only the total applies to them."""
+    if principal is not None and sessions_of_principal >= max_per_principal:
+        return Refusal(429, errors.LIMIT_REACHED, f"Too many sessions for these credentials ({LIMIT_PER_PRINCIPAL}={max_per_principal})",
+                       data={"limit": LIMIT_PER_PRINCIPAL, "max": max_per_principal})
+    if sessions_total >= max_total:
+        return Refusal(503, errors.LIMIT_REACHED, f"Too many sessions on this bridge ({LIMIT_TOTAL}={max_total})",
+                       data={"limit": LIMIT_TOTAL, "max": max_total})
+    return None
 
 
 def wants_update(state: SessionState, uri: Any) -> bool:

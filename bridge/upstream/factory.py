@@ -20,10 +20,12 @@ from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
 from bridge.jsonrpc import Message
+from bridge.translate import era_probe
 from bridge.translate.era_probe import classify_discover_answer
 from bridge.translate.modern_upstream import bridge_meta
 from bridge.upstream.legacy import LegacyUpstream
 from bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
+from bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.probe")
 
@@ -56,6 +58,8 @@ class ProbeResult:
     transport: str
     discover: Message | None = None
     detail: str = ""
+    child: ChildProcess | None = None
+    """stdio, modern, ``keep_child``: the probed child, to serve from (one spawn)."""
 
 
 def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Message:
@@ -98,36 +102,90 @@ async def probe_http(url: str, settings: Settings, headers: dict[str, str] | Non
         return ProbeResult(eras.LEGACY, "streamable-http", detail=f"HTTP {resp.status_code}")
 
 
-async def probe_stdio(target: Target, settings: Settings) -> ProbeResult:
-    """Run a throwaway child, ask ``server/discover``, and stop it (a confused legacy process is not reused)."""
-    answer: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+PROBE_ID = "mcp-bridge-probe"
+CONFIRM_ID = "mcp-bridge-probe-initialize"
+
+
+async def _first_answer(child: ChildProcess, answers: asyncio.Queue[Message], settings: Settings) -> Message | None:
+    """The child's answer to the probe, or None: the child may load silently for up to ``probe_start_timeout``;
+    from its first output on (stdout or stderr) it has ``probe_timeout`` to answer (``era_probe.discover_deadline``)."""
+    loop = asyncio.get_running_loop()
+    get = asyncio.ensure_future(answers.get())
+    seen = asyncio.ensure_future(child.output_seen.wait())
+    try:
+        done, _ = await asyncio.wait({get, seen}, timeout=settings.probe_start_timeout, return_when=asyncio.FIRST_COMPLETED)
+        if get in done:
+            return get.result()
+        if not done:
+            return None
+        deadline = era_probe.discover_deadline(loop.time(), settings.probe_timeout)
+        try:
+            return await asyncio.wait_for(asyncio.shield(get), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            return None
+    finally:
+        get.cancel()
+        seen.cancel()
+
+
+async def _confirm_legacy(child: ChildProcess, answers: asyncio.Queue[Message], settings: Settings,
+                          state: era_probe.ProbeState) -> Message | None:
+    """A provisional legacy verdict is checked on the same child with ``initialize``: a modern-only server refuses
+    it naming its versions (the re-probe); a late answer to ``server/discover`` counts too. Returns that answer."""
+    init = jsonrpc.request(CONFIRM_ID, "initialize", {"protocolVersion": eras.LEGACY, "capabilities": {},
+                                                      "clientInfo": settings.bridge_info()})
+    try:
+        await child.send(init)
+        async with asyncio.timeout(settings.probe_timeout):
+            while True:
+                msg = await answers.get()
+                if msg.get("id") == PROBE_ID:
+                    era_probe.observe(state, era_probe.discover_signal(None, msg))
+                    return msg
+                if msg.get("id") == CONFIRM_ID:
+                    era_probe.observe(state, era_probe.initialize_signal(msg))
+                    return None
+    except (TimeoutError, UpstreamError):
+        return None
+
+
+async def probe_stdio(target: Target, settings: Settings, keep_child: bool = False) -> ProbeResult:
+    """Spawn the server once and ask ``server/discover`` (then ``initialize`` when that says legacy). With
+    ``keep_child`` a modern server's child is handed over in ``ProbeResult.child`` (no second spawn); otherwise,
+    and always for legacy servers (they were asked an era-ambiguous question), it is stopped."""
+    answers: asyncio.Queue[Message] = asyncio.Queue()
 
     async def on_message(msg: Message) -> None:
-        if jsonrpc.is_response(msg) and not answer.done():
-            answer.set_result(msg)
-
-    from bridge.upstream.process import ChildProcess
+        if jsonrpc.is_response(msg):
+            answers.put_nowait(msg)
 
     child = ChildProcess(target.command, on_message=on_message, env=target.env, inherit_env=target.inherit_env,
                          cwd=target.cwd, name=f"{target.name}-probe", quiet=True)
+    state = era_probe.ProbeState()
+    handed_over = False
     try:
         await child.start()
-        await child.wait_ready(settings.probe_timeout)
-        await child.send(discover_request(settings))
-        try:
-            msg = await asyncio.wait_for(answer, settings.probe_timeout)
-        except TimeoutError:
-            return ProbeResult(eras.LEGACY, "stdio", detail="no answer to server/discover")
-        era = classify_discover_answer(None, msg) or eras.LEGACY
-        return ProbeResult(era, "stdio", msg.get("result") if era == eras.MODERN else None)
+        await child.wait_ready(settings.connect_timeout)
+        await child.send(discover_request(settings, PROBE_ID))
+        answer = await _first_answer(child, answers, settings)
+        era_probe.observe(state, era_probe.discover_signal(None, answer) if answer is not None else "no-answer")
+        if state.era == eras.LEGACY and not state.final:
+            answer = await _confirm_legacy(child, answers, settings, state) or answer
+        era = state.era or eras.LEGACY
+        discover = answer.get("result") if era == eras.MODERN and isinstance(answer, dict) else None
+        result = ProbeResult(era, "stdio", discover if isinstance(discover, dict) else None, detail=", ".join(state.signals))
+        if era == eras.MODERN and keep_child:
+            result.child, handed_over = child, True
+        return result
     finally:
-        await child.aclose()
+        if not handed_over:
+            await child.aclose()
 
 
-async def probe(target: Target, settings: Settings) -> ProbeResult:
+async def probe(target: Target, settings: Settings, keep_child: bool = False) -> ProbeResult:
     if target.url:
         return await probe_http(target.url, settings, target.headers)
-    return await probe_stdio(target, settings)
+    return await probe_stdio(target, settings, keep_child)
 
 
 def legacy_upstream(target: Target, settings: Settings, transport: str | None = None) -> LegacyUpstream:
@@ -166,13 +224,13 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
     return up
 
 
-def modern_upstream(target: Target, settings: Settings) -> Upstream:
+def modern_upstream(target: Target, settings: Settings, process: ChildProcess | None = None) -> Upstream:
     from bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
     if target.url:
         return ModernHttpUpstream(target.url, settings, headers=target.headers or None)
     return ModernStdioUpstream(target.command, settings, env=target.env or None, cwd=target.cwd, inherit_env=target.inherit_env,
-                               name=target.name)
+                               name=target.name, process=process)
 
 
 class AutoUpstream(Upstream):
@@ -194,7 +252,7 @@ class AutoUpstream(Upstream):
         async with self._lock:
             if self.delegate is not None:
                 return self.delegate
-            result = await probe(self.target, self.settings)
+            result = await probe(self.target, self.settings, keep_child=True)
             self.probe_result = result
             self.probed_at = time.monotonic()
             log.info("upstream %s speaks %s (%s%s)", self.target.name, result.era, result.transport,
@@ -202,7 +260,7 @@ class AutoUpstream(Upstream):
             assert result.era is not None
             self.era = result.era
             if result.era == eras.MODERN:
-                self.delegate = modern_upstream(self.target, self.settings)
+                self.delegate = modern_upstream(self.target, self.settings, result.child)
             else:
                 self.delegate = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None)
             await self.delegate.start()

@@ -292,9 +292,19 @@ class ModernStdioUpstream(Upstream):
     era = MODERN
 
     def __init__(self, argv: Sequence[str], settings: Settings, env: dict[str, str] | None = None, cwd: str | None = None,
-                 inherit_env: bool = True, name: str = "modern-stdio") -> None:
+                 inherit_env: bool = True, name: str = "modern-stdio", process: ChildProcess | None = None) -> None:
+        """``process``: an already running child (the era probe's) to serve from instead of spawning another."""
         self.settings = settings
         self.argv = list(argv)
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _InFlight] = {}
+        self._by_token: dict[str, int] = {}
+        self._discover = _DiscoverCache()
+        self._started = process is not None
+        if process is not None:
+            process.on_message, process.on_exit, process.quiet, process.name = self._on_message, self._on_exit, False, name
+            self._proc = process
+            return
         self._proc = ChildProcess(
             argv,
             on_message=self._on_message,
@@ -307,11 +317,6 @@ class ModernStdioUpstream(Upstream):
             backoff_max=settings.respawn_backoff_max,
             name=name,
         )
-        self._ids = itertools.count(1)
-        self._pending: dict[int, _InFlight] = {}
-        self._by_token: dict[str, int] = {}
-        self._discover = _DiscoverCache()
-        self._started = False
 
     @property
     def process(self) -> ChildProcess:

@@ -66,6 +66,8 @@ class ChildProcess:
         self._write_lock = asyncio.Lock()
         self._started = asyncio.Event()
         self._spawn_error: BaseException | None = None
+        self.output_seen = asyncio.Event()
+        """Set at the child's first line on stdout or stderr (a loading server is "ready" from then on)."""
 
     @property
     def alive(self) -> bool:
@@ -192,6 +194,7 @@ class ChildProcess:
                 return
             if not line:
                 return
+            self.output_seen.set()
             line = line.strip()
             if not line:
                 continue
@@ -214,6 +217,7 @@ class ChildProcess:
                 continue
             if not line:
                 return
+            self.output_seen.set()
             if self.quiet:
                 continue
             sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")

@@ -48,8 +48,10 @@ class ListeningUpstream(FakeUpstream):
         self.discover_result = discover
         self.listen_supported = listen_supported
         self.requests: list[Message] = []
-        self.listens: dict[Any, dict[str, Any]] = {}
-        """Open listens: caller id -> {"filter", "emit", "end" event}."""
+        self.listens: dict[str, dict[str, Any]] = {}
+        """Open listens by a key of our own ("<caller id>#<n>": callers' ids may repeat across sessions) ->
+        {"id": caller id, "filter", "emit", "end" event}."""
+        self._listen_keys = 0
         self.closed_listens: list[Any] = []
         self.changed = asyncio.Condition()
         """Notified on every request and every listen opened or closed."""
@@ -128,7 +130,9 @@ class ListeningUpstream(FakeUpstream):
             return jsonrpc.error_response(rid, -32601, "Method not found: subscriptions/listen")
         filt = params.get("notifications") or {}
         end = asyncio.Event()
-        self.listens[rid] = {"filter": filt, "emit": emit, "end": end}
+        self._listen_keys += 1
+        key = f"{rid}#{self._listen_keys}"
+        self.listens[key] = {"id": rid, "filter": filt, "emit": emit, "end": end}
         await emit(jsonrpc.notification("notifications/subscriptions/acknowledged",
                                         {"_meta": {META_SUBSCRIPTION_ID: rid}, "notifications": filt}))
         async with self.changed:
@@ -137,8 +141,8 @@ class ListeningUpstream(FakeUpstream):
             await end.wait()
             return jsonrpc.result_response(rid, {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: rid}})
         finally:
-            self.listens.pop(rid, None)
-            self.closed_listens.append(rid)
+            self.listens.pop(key, None)
+            self.closed_listens.append(key)
             async with self.changed:
                 self.changed.notify_all()
 
@@ -159,7 +163,7 @@ class ListeningUpstream(FakeUpstream):
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> int:
         """Send a change notification on every open listen whose filter asks for it; returns how many."""
         sent = 0
-        for rid, listen in list(self.listens.items()):
+        for listen in list(self.listens.values()):
             filt = listen["filter"]
             wanted = {
                 "notifications/tools/list_changed": filt.get("toolsListChanged"),
@@ -168,9 +172,10 @@ class ListeningUpstream(FakeUpstream):
                 "notifications/resources/updated": (params or {}).get("uri") in (filt.get("resourceSubscriptions") or []),
             }.get(method)
             if wanted:
-                await listen["emit"](jsonrpc.notification(method, {**(params or {}), "_meta": {META_SUBSCRIPTION_ID: rid}}))
+                tag = {META_SUBSCRIPTION_ID: listen["id"]}
+                await listen["emit"](jsonrpc.notification(method, {**(params or {}), "_meta": tag}))
                 sent += 1
         return sent
 
-    def end_listen(self, rid: Any) -> None:
-        self.listens[rid]["end"].set()
+    def end_listen(self, key: str) -> None:
+        self.listens[key]["end"].set()

@@ -9,6 +9,7 @@ server->client requests, cancellation, Last-Event-ID replay.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -48,10 +49,10 @@ class Env:
         return c
 
 
-@pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    settings = Settings(request_timeout=10.0, connect_timeout=5.0, session_idle_timeout=600.0)
-    upstream = fakes.ListeningUpstream()
+@contextlib.asynccontextmanager
+async def make_env(upstream: fakes.ListeningUpstream | None = None, **overrides: Any) -> AsyncIterator[Env]:
+    settings = Settings(request_timeout=10.0, connect_timeout=5.0, session_idle_timeout=600.0, **overrides)
+    upstream = upstream or fakes.ListeningUpstream()
     front = LegacyHttpFront(upstream, settings)
     e = Env(upstream, front, build_app(settings, upstream, front))
     try:
@@ -60,6 +61,12 @@ async def env() -> AsyncIterator[Env]:
         for c in e.clients:
             await c.aclose()
         await front.aclose()
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[Env]:
+    async with make_env() as e:
+        yield e
 
 
 async def test_initialize_ping_and_unknown_methods(env: Env) -> None:
@@ -138,12 +145,11 @@ async def test_progress_is_strictly_increasing(env: Env) -> None:
 async def test_subscribe_listen_and_make_before_break(env: Env) -> None:
     client = env.client()
     await client.initialize()
-    await env.upstream.wait_listens(lambda listens: len(listens) == 1)
-    (first,) = env.upstream.listens
-    assert env.upstream.listens[first]["filter"] == {"toolsListChanged": True, "promptsListChanged": True,
-                                                     "resourcesListChanged": True}
+    (first,) = env.upstream.listens  # opened and acknowledged before the initialize result went out
     stream = await client.get_stream()
     assert stream.status == 200 and stream.is_sse
+    assert env.upstream.listens[first]["filter"] == {"toolsListChanged": True, "promptsListChanged": True,
+                                                     "resourcesListChanged": True}
     assert check(await client.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))) == {
         "jsonrpc": "2.0", "id": 1, "result": {}}
     # Replaced make-before-break: the new listen was acknowledged before the old one was cancelled.
@@ -162,17 +168,11 @@ async def test_subscribe_listen_and_make_before_break(env: Env) -> None:
 
 
 async def test_subscribe_without_upstream_listen_is_method_not_found() -> None:
-    settings = Settings(request_timeout=10.0, connect_timeout=5.0)
-    upstream = fakes.ListeningUpstream(listen_supported=False)
-    front = LegacyHttpFront(upstream, settings)
-    client = LegacyClient(build_app(settings, upstream, front))
-    try:
+    async with make_env(fakes.ListeningUpstream(listen_supported=False)) as e:
+        client = e.client()
         await client.initialize()
         out = await client.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
         assert check(out)["error"]["code"] == -32601
-    finally:
-        await client.aclose()
-        await front.aclose()
 
 
 async def test_relisten_invalidates_what_may_have_been_missed(env: Env) -> None:
@@ -192,7 +192,8 @@ async def test_relisten_invalidates_what_may_have_been_missed(env: Env) -> None:
 async def test_delete_ends_the_session_and_its_listen(env: Env) -> None:
     client = env.client()
     await client.initialize()
-    await env.upstream.wait_listens(lambda listens: len(listens) == 1)
+    await client.get_stream()
+    assert len(env.upstream.listens) == 1
     deleted = await client.send("DELETE")
     assert deleted.status == 200
     await env.upstream.wait_listens(lambda listens: not listens)
@@ -212,6 +213,8 @@ async def test_idle_session_expires(env: Env, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(legacy_runner, "time", FakeTime)
     client = env.client()
     await client.initialize()
+    await client.get_stream()
+    assert len(env.upstream.listens) == 1
     clock[0] += 599.0
     assert "result" in await client.rpc(jsonrpc.request(1, "ping"))  # used: the deadline moves
     clock[0] += 599.0
@@ -294,3 +297,91 @@ async def test_malformed_initialize_and_tool_name(env: Env) -> None:
     out = await client.rpc(jsonrpc.request(2, "tools/call", {"name": 5, "arguments": {}}))
     assert check(out)["error"]["code"] == -32602
     assert all(r["method"] != "tools/call" for r in env.upstream.requests)
+
+
+async def test_listen_follows_the_get_stream_and_subscriptions() -> None:
+    async with make_env(legacy_listen_linger=0.0) as e:
+        await _listen_follows(e)
+
+
+async def _listen_follows(env: Env) -> None:
+    client = env.client()
+    await client.initialize()
+    await env.upstream.wait_listens(lambda listens: not listens)  # no linger: an idle session holds no listen
+    assert "result" in await client.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+    (listen,) = env.upstream.listens  # a subscription needs a listen even without a GET stream (replayed later)
+    assert env.upstream.listens[listen]["filter"]["resourceSubscriptions"] == ["file:///a"]
+    await env.upstream.notify("notifications/resources/updated", {"uri": "file:///a"})
+    stream = await client.get_stream()
+    _eid, queued = await stream.next_event()  # the first GET takes what was queued since initialize
+    assert check(queued)["params"] == {"uri": "file:///a"}
+    assert "result" in await client.rpc(jsonrpc.request(2, "resources/unsubscribe", {"uri": "file:///a"}))
+    (listen,) = env.upstream.listens  # the GET stream still wants list_changed
+    assert "resourceSubscriptions" not in env.upstream.listens[listen]["filter"]
+    await stream.close()  # the last GET stream leaves, nothing subscribed: the listen goes
+    await env.upstream.wait_listens(lambda listens: not listens)
+
+
+INIT = jsonrpc.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                         "clientInfo": {"name": "x", "version": "1"}})
+
+
+async def test_session_caps_name_the_limit() -> None:
+    async with make_env(legacy_sessions_max=2, legacy_sessions_per_principal=1) as e:
+        alice, alice_again, bob, anonymous = e.client("Bearer alice"), e.client("Bearer alice"), e.client("Bearer bob"), e.client()
+        await alice.initialize()
+        second = await alice_again.post(INIT)
+        assert second.status == 429
+        err = check(await second.json())["error"]
+        assert err["code"] == -32000 and err["data"]["limit"] == "legacy_sessions_per_principal"
+        await bob.initialize()
+        third = await anonymous.post(INIT)
+        assert third.status == 503
+        assert check(await third.json())["error"]["data"]["limit"] == "legacy_sessions_max"
+        assert e.front.status()["refused"] == {"legacy_sessions_per_principal": 1, "legacy_sessions_max": 1}
+        assert (await alice.send("DELETE")).status == 200
+        await anonymous.initialize()  # room again
+
+
+async def test_listens_are_capped() -> None:
+    async with make_env(legacy_listens_max=1) as e:
+        first, second = e.client(), e.client()
+        await first.initialize()
+        await second.initialize()
+        await first.get_stream()
+        assert e.front.listens.open == 1
+        out = await second.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+        assert check(out)["error"]["code"] == -32000 and out["error"]["data"] == {"limit": "legacy_listens_max", "max": 1}
+        stream = await second.get_stream()  # still served, without change notifications
+        assert stream.status == 200 and e.front.listens.open == 1
+        assert e.front.status()["refused"]["legacy_listens_max"] >= 1
+
+
+async def test_lingering_listens_are_reclaimed_at_the_cap() -> None:
+    async with make_env(legacy_listens_max=1) as e:
+        idle, active = e.client(), e.client()
+        await idle.initialize()  # its listen lingers: nobody reads it
+        (lingering,) = e.upstream.listens
+        await active.initialize()
+        await active.get_stream()
+        assert lingering not in e.upstream.listens and len(e.upstream.listens) == 1 and e.front.listens.open == 1
+        assert "result" in await active.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+        (listen,) = e.upstream.listens
+        assert e.upstream.listens[listen]["filter"]["resourceSubscriptions"] == ["file:///a"]
+
+
+async def test_idle_sessions_never_starve_a_new_subscriber() -> None:
+    """Many abandoned sessions (initialize, nothing else) and a listen cap far below their number: a new session
+    that subscribes still gets its notifications, and the upstream never holds more listens than the cap."""
+    async with make_env(legacy_listens_max=8) as e:
+        for _ in range(60):
+            await e.client().initialize()
+        assert len(e.upstream.listens) <= 8
+        late = e.client()
+        await late.initialize()
+        stream = await late.get_stream()
+        assert "result" in await late.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///late"}))
+        assert await e.upstream.notify("notifications/resources/updated", {"uri": "file:///late"}) == 1
+        _eid, note = await stream.next_event()
+        assert check(note)["params"] == {"uri": "file:///late"}
+        assert len(e.upstream.listens) <= 8

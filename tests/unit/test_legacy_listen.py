@@ -122,3 +122,19 @@ def test_only_change_notifications_reach_the_session() -> None:
     first, _ = open_and_ack(state, TOOLS)
     assert ll.admit(state, first, tagged("notifications/message", first, level="info", data="x")) is None
     assert ll.admit(state, first, jsonrpc.notification("notifications/cancelled", {"requestId": first})) is None
+
+
+def test_listen_budget() -> None:
+    budget = ll.ListenBudget(max=1)
+    ll.take(budget)
+    with pytest.raises(jsonrpc.FrameError) as info:
+        ll.take(budget)
+    assert info.value.code == -32000 and info.value.data == {"limit": "legacy_listens_max", "max": 1}
+    assert budget.refused == 1
+    ll.take(budget, replacing=True)  # make-before-break of a listen already counted
+    assert budget.open == 2
+    ll.give(budget)
+    ll.give(budget)
+    ll.give(budget)
+    assert budget.open == 0
+    ll.take(budget)

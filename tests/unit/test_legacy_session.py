@@ -134,6 +134,7 @@ def test_forwarded_request_is_canonical() -> None:
 
 def test_subscribe_changes_the_listen_filter() -> None:
     state = session()
+    ls.set_streaming(state, True)
     assert ls.listen_filter(state) == {"toolsListChanged": True, "resourcesListChanged": True}
     msg = jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"})
     spec.legacy("SubscribeRequest", msg)
@@ -279,3 +280,28 @@ def test_initialize_requires_client_info() -> None:
     with pytest.raises(jsonrpc.FrameError) as info:
         lf.parse_initialize({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x"}})
     assert info.value.code == -32602
+
+
+def test_session_caps() -> None:
+    limits = {"max_total": 3, "max_per_principal": 2}
+    assert ls.admit_new_session("p", 1, 2, **limits) is None
+    per = ls.admit_new_session("p", 2, 2, **limits)
+    assert per is not None and per.status == 429 and per.data == {"limit": "legacy_sessions_per_principal", "max": 2}
+    total = ls.admit_new_session("q", 0, 3, **limits)
+    assert total is not None and total.status == 503 and total.data == {"limit": "legacy_sessions_max", "max": 3}
+    assert ls.admit_new_session(None, 50, 2, **limits) is None  # anonymous: only the total applies
+    spec.legacy("JSONRPCErrorResponse", per.response(0))
+
+
+def test_listen_filter_follows_streaming_and_subscriptions() -> None:
+    state = session()
+    assert ls.listen_filter(state) == {}  # HTTP, no GET stream yet: no listen
+    assert ls.set_streaming(state, True) == {"toolsListChanged": True, "resourcesListChanged": True}
+    assert ls.set_streaming(state, False) == {}
+    change = ls.on_request(state, jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
+    assert isinstance(change, ls.ChangeSubscriptions) and change.filter["resourceSubscriptions"] == ["file:///a"]
+    ls.subscription_applied(state, 1, change, change.filter)
+    assert ls.listen_filter(state)["resourceSubscriptions"] == ["file:///a"]
+    limit = jsonrpc.FrameError(-32000, "Too many upstream listens", {"limit": "legacy_listens_max"})
+    refused = ls.subscription_applied(state, 2, change, None, limit)
+    assert refused["error"]["data"] == {"limit": "legacy_listens_max"}

@@ -1,0 +1,96 @@
+"""The stdio era probe against real children: readiness-based timeouts, the initialize re-probe, one spawn.
+
+2026-07-28 basic/transports/stdio.mdx §Backward Compatibility: probe with server/discover, fall back on a
+non-modern answer or silence; basic/versioning.mdx §Backward Compatibility with Initialization-Based Versions:
+a modern-only server names its versions in its error to initialize, and a cached verdict is re-probed when it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.config import Settings
+from bridge.core import CallContext, discard
+from bridge.upstream import factory
+
+import peers
+
+MODERN_SERVER = str(Path(peers.SAMPLES) / "modern" / "everything_server.py")
+
+SLOW_MODERN = (
+    "import runpy, sys, time\n"
+    "time.sleep(float(sys.argv[1]))  # loading, silently (an npx download, a cold cache)\n"
+    "sys.argv = [sys.argv[2], 'stdio', '--modern-only']\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+
+# A modern-only server that says it is loading at once but answers server/discover only after the probe timeout,
+# and refuses initialize naming its (modern) versions, like mcp 2.3.0 once its connection locked modern.
+LATE_MODERN = (
+    "import json, sys, time\n"
+    "print('loading...', file=sys.stderr, flush=True)\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg.get('method') == 'server/discover':\n"
+    "        continue\n"
+    "    if msg.get('method') == 'initialize':\n"
+    "        err = {'code': -32022, 'message': 'serving 2026-07-28 only',\n"
+    "               'data': {'supported': ['2026-07-28'], 'requested': msg['params']['protocolVersion']}}\n"
+    "        print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'error': err}), flush=True)\n"
+)
+
+
+@pytest.fixture
+def spawns(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    seen: list[Any] = []
+    original = asyncio.create_subprocess_exec
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args)
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", counting)
+    return seen
+
+
+def test_a_slow_modern_server_is_modern_with_one_spawn(spawns: list[Any]) -> None:
+    settings = Settings(probe_timeout=1.0, probe_start_timeout=60.0, connect_timeout=30.0, request_timeout=60.0)
+    target = factory.Target(command=[sys.executable, "-c", SLOW_MODERN, "3", MODERN_SERVER], name="slow")
+
+    async def main() -> None:
+        upstream = factory.AutoUpstream(target, settings)
+        try:
+            await upstream.start()
+            assert upstream.era == "2026-07-28", upstream.probe_result
+            tools = await upstream.call({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}}, CallContext(), discard)
+            assert tools["result"]["tools"], tools
+        finally:
+            await upstream.aclose()
+
+    asyncio.run(main())
+    assert len(spawns) == 1  # the probe's child serves
+
+
+def test_a_late_modern_server_is_reprobed_through_initialize(spawns: list[Any]) -> None:
+    settings = Settings(probe_timeout=0.5, probe_start_timeout=30.0, connect_timeout=10.0)
+    target = factory.Target(command=[sys.executable, "-c", LATE_MODERN], name="late")
+    result = asyncio.run(factory.probe(target, settings))
+    assert result.era == "2026-07-28", result
+    assert "no-answer" in result.detail and "initialize-refused-modern" in result.detail
+    assert len(spawns) == 1
+
+
+@pytest.mark.legacy_peer
+def test_a_legacy_server_is_legacy(legacy_python: str) -> None:
+    settings = Settings(probe_timeout=5.0, probe_start_timeout=30.0, connect_timeout=10.0)
+    server = str(Path(peers.SAMPLES) / "legacy" / "everything_server.py")
+    result = asyncio.run(factory.probe(factory.Target(command=[legacy_python, server], name="legacy"), settings))
+    assert result.era == "2025-11-25", result
+    assert result.detail.endswith("initialize-result")
