@@ -29,8 +29,7 @@ from bridge import jsonrpc
 from bridge.config import Settings
 from bridge.eras import LEGACY
 from bridge.front.http import call_context, json_message, rpc_error
-from bridge.front.legacy_http import HttpSessionSlot, LegacyHttpFront
-from bridge.front.legacy_runner import LegacyFrontSession
+from bridge.front.legacy_http import LegacyHttpFront
 from bridge.jsonrpc import INTERNAL_ERROR, FrameError, Message
 from bridge.store.base import StoreError
 from bridge.store.cluster import AUTH_HEADER, FORWARD_SKEW_MS, ClusterUpstream
@@ -211,12 +210,9 @@ class ClusterLegacyFront:
         machine = rec.get("state", {}).get("machine") or rec["facts"]["machine"]
         state = ls.SessionState.from_json(machine)
         state.deadline = time.monotonic() + state.idle_timeout
-        slot = HttpSessionSlot(sid, self.settings)
-        session = LegacyFrontSession(self.inner.upstream, self.settings, state, call_context(request, LEGACY), slot.deliver)
-        await session.start()
-        slot.session = session
-        self.inner.sessions[sid] = slot
-        self.inner._ensure_reaper()
+        # Event ids of the new GET stream start above any the old owner can have used (its sequence counts
+        # events since the session opened; this is the wall clock in ms).
+        await self.inner.adopt(sid, state, call_context(request, LEGACY), first_event=int(time.time() * 1000))
         self._saved[sid], self._touched[sid] = machine, time.monotonic()
         self.relayed["adopted"] += 1
         log.info("adopted session %s from %s", sid, owner or "?")

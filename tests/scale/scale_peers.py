@@ -6,6 +6,7 @@ binary is truly absent."""
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import subprocess
 import tempfile
@@ -33,15 +34,21 @@ def need(binary: str) -> str:
 
 
 @contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    """A private redis-server; yields its URL (db 0)."""
+def redis_process() -> Iterator[tuple[str, subprocess.Popen]]:
+    """A private redis-server (loopback, free port, temp dir, no persistence): its URL (db 0) and process."""
     binary = need("redis-server")
     port = peers.free_port()
     with tempfile.TemporaryDirectory(prefix="mcp-eras-redis-") as tmp:
         cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp, "--save", "", "--appendonly", "no",
                "--protected-mode", "yes", "--loglevel", "warning"]
-        with peers.running(cmd, port):
-            yield f"redis://127.0.0.1:{port}/0"
+        with peers.running(cmd, port) as proc:
+            yield f"redis://127.0.0.1:{port}/0", proc
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    with redis_process() as (url, _):
+        yield url
 
 
 @dataclass
@@ -58,6 +65,10 @@ class Instance:
     def start(self) -> None:
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         peers.wait_port(self.port, self.proc)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
 
     def stop(self, kill: bool = False) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -108,9 +119,10 @@ def bridge_instance(store: str, instance_id: str, upstream: list[str], *extra: s
 
 
 def haproxy_config(front_port: int, backends: list[int]) -> str:
-    """Round-robin over the instances, no stickiness, no retries to another server (a request that
-    reached an instance is that instance's); long timeouts for SSE and parked calls."""
-    servers = "\n".join(f"    server b{i} 127.0.0.1:{port}" for i, port in enumerate(backends))
+    """Round-robin over the instances, no stickiness; a dead instance is taken out by the /healthz check and a
+    request whose connection it refused is sent to another one (nothing reached the dead one); long
+    timeouts for SSE and parked calls."""
+    servers = "\n".join(f"    server b{i} 127.0.0.1:{port} check inter 300ms fall 1 rise 2" for i, port in enumerate(backends))
     return f"""global
     maxconn 4096
 defaults
@@ -118,12 +130,15 @@ defaults
     timeout connect 2s
     timeout client 300s
     timeout server 300s
+    retries 3
+    option redispatch 1
     option http-server-close
 frontend mcp
     bind 127.0.0.1:{front_port}
     default_backend bridges
 backend bridges
     balance roundrobin
+    option httpchk GET /healthz
 {servers}
 """
 
@@ -152,3 +167,72 @@ def cluster(store: str, upstream: list[str], n: int = 3, *extra: str) -> Iterato
     finally:
         for inst in c.instances:
             inst.stop()
+
+
+# --- raw wire helpers (to choose which instance each request reaches) -----------------------------------
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+ACCEPT = "application/json, text/event-stream"
+
+
+def _answer(resp: httpx.Response, rid: object) -> dict:
+    """The JSON-RPC response with ``rid`` from a JSON or SSE body."""
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in resp.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():  # (the priming event has no data)
+                msg = json.loads(line[5:])
+                if msg.get("id") == rid and ("result" in msg or "error" in msg):
+                    return msg
+        raise AssertionError(f"no response to {rid!r} in {resp.text[:2000]!r}")
+    return resp.json()
+
+
+def modern_tool_call(url: str, name: str, rid: int, *, responses: dict | None = None, state: str | None = None,
+                     timeout: float = 30.0) -> dict:
+    """One 2026-07-28 tools/call over HTTP (2026-07-28 basic/patterns/mrtr.mdx: a retry carries
+    inputResponses and requestState)."""
+    params: dict = {"name": name, "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "scale-test", "version": "1"}}}
+    if responses is not None:
+        params["inputResponses"] = responses
+    if state is not None:
+        params["requestState"] = state
+    headers = {"accept": ACCEPT, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name}
+    resp = httpx.post(url, json={"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}, headers=headers,
+                      timeout=timeout)
+    return _answer(resp, rid)
+
+
+class LegacySession:
+    """A bare 2025-11-25 Streamable HTTP session (2025-11-25 basic/transports.mdx), request by request."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sid: str | None = None
+        self.next_id = 1
+
+    def headers(self) -> dict[str, str]:
+        out = {"accept": ACCEPT, "mcp-protocol-version": LEGACY}
+        if self.sid:
+            out["mcp-session-id"] = self.sid
+        return out
+
+    def open(self) -> dict:
+        init = self.request("initialize", {"protocolVersion": LEGACY, "capabilities": {},
+                                           "clientInfo": {"name": "scale-test", "version": "1"}})
+        self.notify("notifications/initialized")
+        return init
+
+    def request(self, method: str, params: dict | None = None, url: str | None = None) -> dict:
+        rid, self.next_id = self.next_id, self.next_id + 1
+        resp = httpx.post(url or self.url, json={"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}},
+                          headers=self.headers(), timeout=30)
+        if self.sid is None:
+            self.sid = resp.headers.get("mcp-session-id")
+        return _answer(resp, rid) if resp.status_code == 200 else {"status": resp.status_code, **resp.json()}
+
+    def notify(self, method: str) -> int:
+        return httpx.post(self.url, json={"jsonrpc": "2.0", "method": method}, headers=self.headers(), timeout=30).status_code

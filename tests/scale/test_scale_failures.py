@@ -1,0 +1,142 @@
+"""#11 failures with real parts: an instance SIGKILLed or restarted with the same key, the store going away.
+Requests go to chosen instances (not through the balancer) so each case is deterministic."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import scale_peers
+from scale_peers import LegacySession, modern_tool_call
+
+import peers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from direction_b_peers import MODERN_SERVER  # noqa: E402
+
+pytestmark = [pytest.mark.legacy_peer]
+
+NAME = {"action": "accept", "content": {"name": "Ada"}}
+COLOR = {"action": "accept", "content": {"color": "teal"}}
+
+
+@pytest.fixture(scope="module")
+def legacy_upstream() -> Iterator[list[str]]:
+    port = peers.free_port()
+    with peers.running([peers.legacy_python(), str(peers.SAMPLES / "legacy" / "mrtr_server.py"), "http", "--port", str(port)], port):
+        yield ["--upstream", f"http://127.0.0.1:{port}/mcp", "--front-era", "2026-07-28"]
+
+
+@pytest.fixture(scope="module")
+def modern_upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    script = tmp_path_factory.mktemp("scale-fail") / "server.py"
+    script.write_text(MODERN_SERVER)
+    port = peers.free_port()
+    with peers.running([peers.MODERN_PYTHON, str(script), "http", str(port)], port):
+        yield ["--upstream", f"http://127.0.0.1:{port}/mcp", "--upstream-era", "2026-07-28", "--front-era", "2025-11-25"]
+
+
+@pytest.fixture
+def store() -> Iterator[str]:
+    with scale_peers.redis_server() as url:
+        yield url
+
+
+def first_round(url: str) -> tuple[str, str]:
+    r1 = modern_tool_call(url, "two_questions", 1)
+    result = r1["result"]
+    assert result["resultType"] == "input_required", r1
+    (key,) = result["inputRequests"]
+    return key, result["requestState"]
+
+
+def test_parked_call_on_a_killed_instance_is_lost_promptly(store: str, legacy_upstream: list[str]) -> None:
+    with scale_peers.cluster(store, legacy_upstream, 3) as c:
+        a, b, _ = c.instances
+        key, token = first_round(a.url)
+        a.stop(kill=True)
+        started = time.monotonic()
+        r2 = modern_tool_call(b.url, "two_questions", 2, responses={key: NAME}, state=token, timeout=10)
+        elapsed = time.monotonic() - started
+        assert r2["error"]["code"] == -32602 and r2["error"]["data"] == {"reason": "lost"}, r2
+        print(f"lost answered in {elapsed * 1000:.0f} ms")
+        # The survivors carry on.
+        key, token = first_round(b.url)
+        r2 = modern_tool_call(c.instances[2].url, "two_questions", 3, responses={key: NAME}, state=token)
+        (key2,) = r2["result"]["inputRequests"]
+        r3 = modern_tool_call(b.url, "two_questions", 4, responses={key2: COLOR}, state=r2["result"]["requestState"])
+        assert r3["result"]["content"][0]["text"] == "Ada likes teal"
+
+
+def test_restart_with_the_same_key(store: str, legacy_upstream: list[str]) -> None:
+    with scale_peers.cluster(store, legacy_upstream, 3) as c:
+        a, b, _ = c.instances
+        key, token = first_round(a.url)
+        a.restart()
+        # The token is still authentic (same key) but its call died with the old process: -32602 wherever it lands.
+        for rid, inst in enumerate((b, a), start=2):
+            r2 = modern_tool_call(inst.url, "two_questions", rid, responses={key: NAME}, state=token, timeout=10)
+            assert r2["error"]["code"] == -32602, r2
+            assert "integrity" not in r2["error"]["message"], r2
+        # The restarted instance parks and its parked calls are reached from the others.
+        key, token = first_round(a.url)
+        r2 = modern_tool_call(b.url, "two_questions", 5, responses={key: NAME}, state=token)
+        (key2,) = r2["result"]["inputRequests"]
+        r3 = modern_tool_call(c.instances[2].url, "two_questions", 6, responses={key2: COLOR}, state=r2["result"]["requestState"])
+        assert r3["result"]["content"][0]["text"] == "Ada likes teal"
+
+
+def test_store_down_shared_calls_name_it_local_calls_work(legacy_upstream: list[str]) -> None:
+    with scale_peers.redis_process() as (store_url, redis), scale_peers.cluster(store_url, legacy_upstream, 2) as c:
+        a, b = c.instances
+        key, token = first_round(a.url)
+        redis.kill()
+        redis.wait()
+        r2 = modern_tool_call(b.url, "two_questions", 2, responses={key: NAME}, state=token, timeout=20)
+        assert r2["error"]["code"] == -32603 and store_url in r2["error"]["message"], r2
+        # The owner needs no store to continue its own parked call.
+        r2 = modern_tool_call(a.url, "two_questions", 3, responses={key: NAME}, state=token)
+        assert r2["result"]["resultType"] == "input_required", r2
+
+
+def owner_of_session(c: scale_peers.Cluster) -> scale_peers.Instance:
+    for inst in c.instances:
+        if inst.proc is not None and inst.proc.poll() is None:
+            health = httpx.get(f"http://127.0.0.1:{inst.port}/healthz", timeout=10).json()
+            if health["upstream"]["cluster"]["sessions"]:
+                return inst
+    raise AssertionError("no instance holds the session")
+
+
+def test_2025_session_survives_its_instance(store: str, modern_upstream: list[str]) -> None:
+    with scale_peers.cluster(store, modern_upstream, 3) as c:
+        s = LegacySession(c.url)
+        assert s.open()["result"]["protocolVersion"] == "2025-11-25"
+        assert "add" in [t["name"] for t in s.request("tools/list")["result"]["tools"]]
+        owner = owner_of_session(c)
+        owner.stop(kill=True)
+        answer = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+        assert answer["result"]["content"][0]["text"] == "5", answer
+        survivors = c.counters("relayed")
+        assert sum(d["adopted"] for d in survivors.values()) == 1, survivors
+        # DELETE anywhere ends it everywhere.
+        others = [i for i in c.instances if i is not owner]
+        assert httpx.delete(others[0].url, headers=s.headers(), timeout=10).status_code == 200
+        gone = s.request("tools/list", url=others[1].url)
+        assert gone["status"] == 404, gone
+
+
+def test_2025_session_continues_after_restart_with_the_same_key(store: str, modern_upstream: list[str]) -> None:
+    with scale_peers.cluster(store, modern_upstream, 3) as c:
+        a, b, _ = c.instances
+        s = LegacySession(a.url)
+        s.open()
+        a.restart()
+        answer = s.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}, url=b.url)
+        assert answer["result"]["content"][0]["text"] == "2", answer
+        answer = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}}, url=a.url)
+        assert answer["result"]["content"][0]["text"] == "4", answer
