@@ -135,6 +135,7 @@ defaults
     option http-server-close
 frontend mcp
     bind 127.0.0.1:{front_port}
+    http-request deny deny_status 404 if {{ path_beg /internal/ }}
     default_backend bridges
 backend bridges
     balance roundrobin
