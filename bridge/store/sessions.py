@@ -14,6 +14,7 @@ its in-flight requests and unreplayed GET events died with the owner; the sessio
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
@@ -28,9 +29,11 @@ from starlette.routing import Route
 from bridge import jsonrpc
 from bridge.config import Settings
 from bridge.eras import LEGACY
+from bridge.front.event_stream import parse_event_id
 from bridge.front.http import call_context, json_message, rpc_error
 from bridge.front.legacy_http import LegacyHttpFront
 from bridge.jsonrpc import INTERNAL_ERROR, FrameError, Message
+from bridge.sse import sse_event
 from bridge.store.base import StoreError
 from bridge.store.cluster import AUTH_HEADER, FORWARD_SKEW_MS, ClusterUpstream
 from bridge.translate import legacy_session as ls
@@ -40,6 +43,8 @@ log = logging.getLogger("mcp_bridge.cluster.sessions")
 SESSION_PATH = "/internal/session"
 AT_HEADER = "x-mcp-bridge-at"
 _HOP_HEADERS = {"host", "content-length", "connection", "transfer-encoding", "keep-alive", AUTH_HEADER, AT_HEADER}
+MAX_STORED_EVENTS = 1000
+"""GET-stream events kept per session in the store (and the retention window, ``event_retention``)."""
 _PASS_BACK = ("content-type", "mcp-session-id", "cache-control", "www-authenticate")
 
 
@@ -67,7 +72,10 @@ class ClusterLegacyFront:
         self._key = cluster._key
         self._saved: dict[str, dict] = {}
         self._touched: dict[str, float] = {}
-        self.relayed = {"out": 0, "in": 0, "adopted": 0}
+        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0}
+        self._epochs: dict[str, int] = {}
+        """Adopted sessions: the first GET-stream sequence this instance used (older ids are the old owner's)."""
+        self._writers: dict[str, tuple[asyncio.Queue[tuple[int, Message]], asyncio.Task[None]]] = {}
 
     @property
     def ttl_ms(self) -> int:
@@ -86,12 +94,14 @@ class ClusterLegacyFront:
         return await self._route(request, body, msg.get("id"), lambda: self._local_post(request, msg))
 
     async def handle_get(self, request: Request) -> Response:
-        return await self._route(request, b"", None, lambda: self.inner.handle_get(request))
+        return await self._route(request, b"", None, lambda: self._replaying_get(request))
 
     async def handle_delete(self, request: Request) -> Response:
         return await self._route(request, b"", None, lambda: self._local_delete(request))
 
     async def aclose(self) -> None:
+        for sid in list(self._writers):
+            self._forget(sid)
         await self.inner.aclose()
 
     def status(self) -> dict:
@@ -110,8 +120,7 @@ class ClusterLegacyFront:
         sid = request.headers.get("mcp-session-id") or ""
         resp = await self.inner.handle_delete(request)
         if resp.status_code < 300:
-            self._saved.pop(sid, None)
-            self._touched.pop(sid, None)
+            self._forget(sid)
             try:
                 await self.store.delete_session(sid)
             except StoreError as exc:
@@ -130,8 +139,74 @@ class ClusterLegacyFront:
         try:
             await self.store.create_session(sid, {"machine": snapshot}, self.ttl_ms, owner=self.me)
             self._saved[sid], self._touched[sid] = snapshot, time.monotonic()
+            self._keep_events(sid)
         except StoreError as exc:
             log.warning("session %s is served by this instance only: %s", sid, exc)
+
+    # --- the GET stream's events in the store ------------------------------------------------------------
+
+    def _keep_events(self, sid: str) -> None:
+        """Copy each GET-stream event to the session's stream in the store, in order (one writer per session),
+        so that the instance adopting the session can replay what the client had not received."""
+        slot = self.inner.sessions.get(sid)
+        if slot is None:
+            return
+        queue: asyncio.Queue[tuple[int, Message]] = asyncio.Queue()
+        slot.get_stream.on_push = lambda seq, msg: queue.put_nowait((seq, msg))
+        self._writers[sid] = (queue, asyncio.get_running_loop().create_task(self._write_events(sid, queue)))
+
+    async def _write_events(self, sid: str, queue: asyncio.Queue[tuple[int, Message]]) -> None:
+        retention_ms = int(self.settings.event_retention * 1000)
+        while True:
+            try:
+                seq, msg = await asyncio.wait_for(queue.get(), 60.0)
+            except TimeoutError:
+                if sid not in self.inner.sessions:  # expired or closed here
+                    self._forget(sid)
+                    return
+                continue
+            try:
+                await self.store.append_event(sid, {"seq": seq, "msg": msg}, max_events=MAX_STORED_EVENTS, retention_ms=retention_ms)
+            except StoreError as exc:
+                log.warning("session %s: GET-stream event %d not stored: %s", sid, seq, exc)
+
+    def _forget(self, sid: str) -> None:
+        self._saved.pop(sid, None)
+        self._touched.pop(sid, None)
+        self._epochs.pop(sid, None)
+        writer = self._writers.pop(sid, None)
+        if writer is not None:
+            writer[1].cancel()
+
+    async def _replaying_get(self, request: Request) -> Response:
+        """GET on a session adopted here: a Last-Event-ID of the old owner's GET stream is answered from the
+        store (what followed it, under its old ids), then the live stream continues."""
+        sid = request.headers.get("mcp-session-id") or ""
+        epoch = self._epochs.get(sid)
+        last = parse_event_id(request.headers.get("last-event-id") or "")
+        if epoch is None or last is None or last[0] != "g" or last[1] >= epoch:
+            return await self.inner.handle_get(request)
+        try:
+            stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
+        except StoreError as exc:
+            log.warning("session %s: no replay: %s", sid, exc)
+            stored = []
+        missed = [(e["seq"], e["msg"]) for _, e in stored if isinstance(e.get("seq"), int) and last[1] < e["seq"] < epoch]
+        scope = dict(request.scope)
+        scope["headers"] = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"last-event-id"]
+        scope["headers"].append((b"last-event-id", f"g.{epoch}".encode()))
+        live = await self.inner.handle_get(Request(scope, request.receive))
+        if not isinstance(live, StreamingResponse):
+            return live
+        self.relayed["replayed"] += len(missed)
+
+        async def body() -> AsyncIterator[bytes]:
+            for seq, msg in missed:
+                yield sse_event(msg, f"g.{seq}")
+            async for chunk in live.body_iterator:
+                yield chunk if isinstance(chunk, bytes) else str(chunk).encode()
+
+        return StreamingResponse(body(), status_code=live.status_code, headers=dict(live.headers))
 
     async def _save(self, sid: str) -> None:
         """Write the machine's durable state when it changed (subscribe, setLevel, ...), and push the
@@ -210,10 +285,18 @@ class ClusterLegacyFront:
         machine = rec.get("state", {}).get("machine") or rec["facts"]["machine"]
         state = ls.SessionState.from_json(machine)
         state.deadline = time.monotonic() + state.idle_timeout
-        # Event ids of the new GET stream start above any the old owner can have used (its sequence counts
-        # events since the session opened; this is the wall clock in ms).
-        await self.inner.adopt(sid, state, call_context(request, LEGACY), first_event=int(time.time() * 1000))
+        # Event ids of the new GET stream start above any the old owner used (its sequence counted events
+        # since the session opened, or, if it had adopted the session too, from its own start above this clock).
+        try:
+            stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
+        except StoreError:
+            stored = []
+        seqs = [e["seq"] for _, e in stored if isinstance(e.get("seq"), int)]
+        epoch = max([int(time.time() * 1000), *(s + 1 for s in seqs)])
+        await self.inner.adopt(sid, state, call_context(request, LEGACY), first_event=epoch)
+        self._epochs[sid] = epoch
         self._saved[sid], self._touched[sid] = machine, time.monotonic()
+        self._keep_events(sid)
         self.relayed["adopted"] += 1
         log.info("adopted session %s from %s", sid, owner or "?")
         return True
@@ -231,7 +314,7 @@ class ClusterLegacyFront:
             return Response(status_code=400)
         self.relayed["in"] += 1
         if request.method == "GET":
-            return await self._route(request, b"", None, lambda: self.inner.handle_get(request), relay=False)
+            return await self._route(request, b"", None, lambda: self._replaying_get(request), relay=False)
         if request.method == "DELETE":
             return await self._route(request, b"", None, lambda: self._local_delete(request), relay=False)
         try:

@@ -3,6 +3,7 @@ Requests go to chosen instances (not through the balancer) so each case is deter
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 import scale_peers
 from scale_peers import LegacySession, modern_tool_call
 
@@ -140,3 +142,45 @@ def test_2025_session_continues_after_restart_with_the_same_key(store: str, mode
         assert answer["result"]["content"][0]["text"] == "2", answer
         answer = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}}, url=a.url)
         assert answer["result"]["content"][0]["text"] == "4", answer
+
+
+def read_events(stream: Iterator[str], method: str, seen: list[tuple[str, dict]]) -> None:
+    """Read SSE lines until an event carrying ``method`` arrives (recording every event with its id)."""
+    event_id = None
+    for line in stream:
+        if line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:") and line[5:].strip():
+            msg = json.loads(line[5:])
+            seen.append((event_id or "", msg))
+            if msg.get("method") == method:
+                return
+    raise AssertionError(f"stream ended before {method}")
+
+
+def test_get_stream_replays_stored_events_after_its_instance_died(store: str, modern_upstream: list[str]) -> None:
+    with scale_peers.cluster(store, modern_upstream, 3) as c:
+        a, b, _ = c.instances
+        s = LegacySession(a.url)
+        s.open()
+        assert "result" in s.request("resources/subscribe", {"uri": "memo://readme"})
+        seen: list[tuple[str, dict]] = []
+        headers = {**s.headers(), "accept": "text/event-stream"}
+        with httpx.stream("GET", a.url, headers=headers, timeout=30) as get:
+            s.request("tools/call", {"name": "touch", "arguments": {"uri": "memo://readme"}}, url=b.url)
+            read_events(get.iter_lines(), "notifications/resources/updated", seen)
+        last_id = seen[-1][0]
+        # The client is away; one more update reaches the GET stream's buffer (and the store); the instance dies.
+        s.request("tools/call", {"name": "add_tool", "arguments": {"name": "late_tool"}}, url=a.url)
+        stored = redis.Redis.from_url(store)
+        deadline = time.monotonic() + 10
+        while stored.xlen(f"mcp-bridge:ev:{s.sid}") < 2:  # the update is in the store (bounded poll on the condition)
+            assert time.monotonic() < deadline, "the GET-stream event never reached the store"
+            time.sleep(0.02)
+        a.stop(kill=True)
+        replayed: list[tuple[str, dict]] = []
+        with httpx.stream("GET", b.url, headers={**headers, "last-event-id": last_id}, timeout=30) as get:
+            read_events(get.iter_lines(), "notifications/tools/list_changed", replayed)
+        assert [m.get("method") for _, m in replayed] == ["notifications/tools/list_changed"], replayed
+        assert replayed[0][0].startswith("g.") and replayed[0][0] != last_id
+        assert c.counters("relayed")[b.instance_id]["replayed"] == 1
