@@ -137,7 +137,28 @@ class ClusterUpstream(Upstream):
     # --- calls ----------------------------------------------------------------------------------------
 
     async def discover(self, ctx: CallContext) -> Message:
-        return await self.inner.discover(ctx)
+        """The upstream's DiscoverResult (what a 2025 ``initialize`` is answered from), shared by the instances
+        for its ``ttlMs``, per caller unless its ``cacheScope`` is public. A client's own ``server/discover``
+        goes to the upstream (its version negotiation is the upstream's)."""
+        scopes = (f"private:{ctx.principal or '-'}", "public")
+        for scope in scopes:
+            cached = await self._cached(scope)
+            if cached is not None:
+                return cached
+        result = await self.inner.discover(ctx)
+        ttl = result.get("ttlMs")
+        if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0:
+            scope = scopes[1] if result.get("cacheScope") == "public" else scopes[0]
+            with contextlib.suppress(StoreError):
+                await self.store.cache_put("discover", scope, result, ttl)
+        return result
+
+    async def _cached(self, scope: str) -> Message | None:
+        try:
+            return await self.store.cache_get("discover", scope)
+        except StoreError:
+            self.forwarded["store_errors"] += 1
+            return None  # a cache: the upstream answers instead
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         owner = self._owner(request)

@@ -127,3 +127,21 @@ def test_shared_store_without_key_refused_in_one_line() -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["mcp-bridge: --state-store redis://... needs --state-key (or MCP_BRIDGE_STATE_KEY) "
                                                 "shared by every instance"]
+
+
+async def test_discover_shared_for_its_ttl(nodes: dict[str, Node]) -> None:
+    calls = {"a": 0, "b": 0}
+
+    def counting(name: str, ttl: int, scope: str) -> Any:
+        async def discover(ctx: CallContext) -> Message:
+            calls[name] += 1
+            return {"resultType": "complete", "ttlMs": ttl, "cacheScope": scope, "serverInfo": {"name": name}}
+        return discover
+
+    nodes["a"].fake.discover = counting("a", 60_000, "private")  # type: ignore[method-assign]
+    nodes["b"].fake.discover = counting("b", 60_000, "private")  # type: ignore[method-assign]
+    alice, bob = CallContext(principal="alice"), CallContext(principal="bob")
+    assert (await nodes["a"].cluster.discover(alice))["serverInfo"] == {"name": "a"}
+    assert (await nodes["b"].cluster.discover(alice))["serverInfo"] == {"name": "a"}  # shared
+    assert (await nodes["b"].cluster.discover(bob))["serverInfo"] == {"name": "b"}  # private to its caller
+    assert calls == {"a": 1, "b": 1}
