@@ -44,12 +44,13 @@ MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header; basic/versioning.mdx."""
 
-# The bridge's own (implementation-defined) codes.
+# The bridge's own.
 LIMIT_REACHED = -32000
-"""A bridge resource limit (upstream sessions, parked calls, a lease wait), named in ``data.limit``.
-2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099 for the spec and keeps -32000..-32019 for
-implementations, so the bridge uses -32000; the HTTP front answers it 503 (RFC 9110 §15.6.4)."""
+"""A bridge resource cap (``data.limit`` names it). JSON-RPC 2.0 §5.1 leaves -32000..-32099 to implementations;
+2026-07-28 basic/index.mdx §Error Codes reserves -32020..-32099 for the spec and keeps -32000..-32019 for codes
+implementations already use, which is where this one stays (2025 peers see it as an implementation-defined error)."""
 LIMIT_REACHED_STATUS = 503
+"""HTTP status of a limit error on the 2026 front (RFC 9110 §15.6.4 Service Unavailable)."""
 
 MODERN_DEFINED_CODES = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 """The codes 2026-07-28 defines in its reserved sub-range (basic/index.mdx §Error Codes, table)."""

@@ -27,7 +27,7 @@ from bridge.state import StateSealer
 from bridge.translate import legacy_upstream as tx
 from bridge.translate import listen
 from bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
-from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse
+from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait
 from bridge.upstream.legacy_driver import LegacySession, LiveCall
 from bridge.upstream.legacy_transport import LegacyTransport
 
@@ -151,6 +151,14 @@ class LegacyUpstream(Upstream):
             with contextlib.suppress(Exception):
                 await s.close()
 
+    @property
+    def sessions(self) -> dict[str, list[LegacySession]]:
+        """Live sessions grouped by identity (a read-only view: the fleet probe reads their InitializeResult)."""
+        groups: dict[str, list[LegacySession]] = {}
+        for session in self.live.values():
+            groups.setdefault(session.rec.key, []).append(session)
+        return groups
+
     def status(self) -> dict[str, Any]:
         sessions = list(self.live.values())
         return {
@@ -170,6 +178,7 @@ class LegacyUpstream(Upstream):
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call)."""
+        choice: Grant | Wait | Refuse = Wait()
         with anyio.move_on_after(self.settings.request_timeout):
             async with self._pool_changed:
                 while True:
@@ -179,22 +188,24 @@ class LegacyUpstream(Upstream):
                     if isinstance(choice, Refuse):
                         raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
                     if isinstance(choice, Grant):
-                        return self._materialize(choice, ctx), choice.exclusive
+                        break
                     await self._pool_changed.wait()
-        self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
-        raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session", {"limit": "per_identity_sessions"},
-                         http_status=503)
-
-    def _materialize(self, grant: Grant, ctx: CallContext) -> LegacySession:
-        for sid in grant.evict:
-            old = self.live.pop(sid, None)
-            if old is not None:
-                self._spawn(old.close())
-        if not grant.new:
-            return self.live[grant.sid]
-        session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[grant.sid])
-        self.live[grant.sid] = session
-        return session
+        if not isinstance(choice, Grant):
+            self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
+            raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
+                             {"limit": "per_identity_sessions"}, http_status=503)
+        # Sessions evicted for this one are closed before it opens: never more live children than the cap.
+        with anyio.CancelScope(shield=True):
+            for sid in choice.evict:
+                old = self.live.pop(sid, None)
+                if old is not None:
+                    with contextlib.suppress(Exception):
+                        await old.close()
+        if not choice.new:
+            return self.live[choice.sid], choice.exclusive
+        session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[choice.sid])
+        self.live[choice.sid] = session
+        return session, choice.exclusive
 
     def _release(self, session: LegacySession) -> None:
         self.pool.release(session.sid)

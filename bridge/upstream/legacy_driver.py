@@ -200,8 +200,8 @@ class LegacySession:
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
         kind, target = route_inbound(msg, related, {cid: c.logs for cid, c in self.calls.items()}, self.rec.lease)
         if kind == "call":
-            call = self.calls.pop(target) if jsonrpc.is_response(msg) else self.calls[target]
-            call.queue.put_nowait(msg)
+            # A call leaves ``calls`` when its driver closes it (a parked call answered early stays findable).
+            self.calls[target].queue.put_nowait(msg)
         elif kind == "calls":
             for cid in target:
                 self.calls[cid].queue.put_nowait(msg)

@@ -7,6 +7,7 @@ attribution, ``related`` is None) or, with ``attribute=True``, as a Streamable H
 Tools of the fake server:
   echo(text)        -> text content
   ask(n=1)          -> n concurrent ``elicitation/create`` requests, then their answers as text
+  ask_and_go        -> one ``roots/list`` it does not wait for, then its result
   sample(context)   -> one ``sampling/createMessage`` (with ``includeContext`` when given)
   roots             -> one ``roots/list``
   progress(steps)   -> ``steps`` progress notifications (one repeated, to test monotonicity) and a log line
@@ -111,6 +112,10 @@ class FakeLegacyServer:
                 for i in range(int(args.get("n", 1)))
             ])
             return _text(",".join(str((a.get("result") or a.get("error") or {}).get("action", "error")) for a in answers))
+        if name == "ask_and_go":
+            # Asks, then answers its call without waiting (a handler that gave up on its question).
+            await self._say(jsonrpc.request(next(self._ids), "roots/list"), related)
+            return _text("went on")
         if name == "sample":
             sp: Message = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}
             if args.get("context"):
@@ -130,6 +135,8 @@ class FakeLegacyServer:
             return _text("done")
         if name == "block":
             self.transport.blocking.set()
+            if self.transport.bank is not None:
+                self.transport.bank.blocked.put_nowait(self)
             await self.release.wait()
             return _text("released")
         return {"content": [], "isError": True}
@@ -152,8 +159,9 @@ def _text(text: str) -> Message:
 class FakeLegacyTransport(LegacyTransport):
     kind = "fake"
 
-    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None) -> None:
+    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None, bank: TransportBank | None = None) -> None:
         super().__init__()
+        self.bank = bank
         self.attribute = attribute
         self.blocking = blocking or asyncio.Event()
         """Set when a ``block`` call reached the server."""
@@ -163,6 +171,9 @@ class FakeLegacyTransport(LegacyTransport):
 
     async def open(self) -> None:
         self.opened += 1
+        if self.opened == 1 and self.bank is not None:
+            self.bank.live += 1
+            self.bank.peak = max(self.bank.peak, self.bank.live)
 
     async def send(self, msg: Message) -> None:
         self.server.handle(jsonrpc.loads(jsonrpc.dumps(msg)))  # bytes on the wire, as a real transport
@@ -171,6 +182,8 @@ class FakeLegacyTransport(LegacyTransport):
         await self._deliver(msg, related)
 
     async def close(self) -> None:
+        if not self.closed and self.opened and self.bank is not None:
+            self.bank.live -= 1
         self.closed = True
         await self.server.close()
 
@@ -183,9 +196,14 @@ class TransportBank:
         self.made: list[FakeLegacyTransport] = []
         self.blocking = asyncio.Event()
         """Set when a ``block`` call reached any of the servers."""
+        self.blocked: asyncio.Queue[FakeLegacyServer] = asyncio.Queue()
+        """Each server whose ``block`` call started (once per call)."""
+        self.live = 0
+        self.peak = 0
+        """Sessions opened and not yet closed (a stdio upstream's children), now and at most."""
 
     def __call__(self, _ctx: Any) -> FakeLegacyTransport:
-        transport = FakeLegacyTransport(self.attribute, self.blocking)
+        transport = FakeLegacyTransport(self.attribute, self.blocking, self)
         self.made.append(transport)
         return transport
 

@@ -228,3 +228,40 @@ async def test_listen_relays_list_changed_and_refcounts_subscriptions() -> None:
     await up.aclose()
     assert (await tasks[1])["result"]["resultType"] == "complete"
     assert jsonrpc.is_response(await tasks[1])
+
+
+async def test_sessions_view_exposes_the_initialize_result() -> None:
+    up = upstream()
+    await up.start()
+    [[session]] = up.sessions.values()
+    assert session.init_result["serverInfo"] == {"name": "FakeLegacy", "version": "1.0.0"}
+    await up.aclose()
+
+
+async def test_many_identities_never_exceed_the_session_cap() -> None:
+    bank = TransportBank()
+    up = upstream(bank, limits=Limits(total_sessions=4))
+    busy = [asyncio.ensure_future(up.call(tools_call(i, "block"), CallContext(principal=f"busy{i}"), discard)) for i in range(4)]
+    for _ in busy:
+        await asyncio.wait_for(bank.blocked.get(), 10)
+    refused = await up.call(tools_call(9, "echo"), CallContext(principal="late"), discard)
+    assert refused["error"]["data"] == {"limit": "upstream_sessions"}  # promptly: every session is busy
+    for t in bank.made:
+        t.server.release.set()
+    await asyncio.gather(*busy)
+    answers = await asyncio.gather(*[up.call(tools_call(i, text=str(i)), CallContext(principal=f"id{i}"), discard)
+                                     for i in range(40)])
+    assert sum(1 for a in answers if "result" in a) >= 4 and bank.peak <= 4 and up.status()["sessions"] <= 4
+    assert all(a["error"]["data"] == {"limit": "upstream_sessions"} for a in answers if "error" in a)
+    await up.aclose()
+
+
+async def test_an_answer_that_comes_while_the_round_closes_reaches_the_retry() -> None:
+    up = upstream()
+    ask = tools_call(1, "ask_and_go", {"roots": {}})
+    first = await up.call(ask, ALICE, discard)
+    assert first["result"]["resultType"] == "input_required"
+    final = await up.call(retry(first, 2, ask, {k: {"roots": []} for k in first["result"]["inputRequests"]}), ALICE, discard)
+    spec.modern("CallToolResultResponse", final)
+    assert final["id"] == 2 and final["result"]["content"][0]["text"] == "went on"
+    await up.aclose()
