@@ -122,7 +122,7 @@ def haproxy_config(front_port: int, backends: list[int]) -> str:
     """Round-robin over the instances, no stickiness; a dead instance is taken out by the /healthz check and a
     request whose connection it refused is sent to another one (nothing reached the dead one); long
     timeouts for SSE and parked calls."""
-    servers = "\n".join(f"    server b{i} 127.0.0.1:{port} check inter 300ms fall 1 rise 2" for i, port in enumerate(backends))
+    servers = "\n".join(f"    server b{i} 127.0.0.1:{port} check inter 500ms fall 3 rise 1" for i, port in enumerate(backends))
     return f"""global
     maxconn 4096
 defaults
@@ -130,6 +130,7 @@ defaults
     timeout connect 2s
     timeout client 300s
     timeout server 300s
+    timeout check 5s
     retries 3
     option redispatch 1
     option http-server-close

@@ -184,3 +184,17 @@ def test_get_stream_replays_stored_events_after_its_instance_died(store: str, mo
         assert [m.get("method") for _, m in replayed] == ["notifications/tools/list_changed"], replayed
         assert replayed[0][0].startswith("g.") and replayed[0][0] != last_id
         assert c.counters("relayed")[b.instance_id]["replayed"] == 1
+
+
+def test_store_down_2025_session_elsewhere_names_it_local_works(modern_upstream: list[str]) -> None:
+    with scale_peers.redis_process() as (store_url, redis_proc), scale_peers.cluster(store_url, modern_upstream, 2) as c:
+        a, b = c.instances
+        s = LegacySession(a.url)
+        s.open()
+        redis_proc.kill()
+        redis_proc.wait()
+        elsewhere = s.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}, url=b.url)
+        assert elsewhere["status"] == 503 and elsewhere["error"]["code"] == -32603, elsewhere
+        assert store_url in elsewhere["error"]["message"], elsewhere
+        local = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}}, url=a.url)
+        assert local["result"]["content"][0]["text"] == "4", local

@@ -48,6 +48,7 @@ async def call(http: httpx.AsyncClient, url: str, rid: int, extra: dict) -> dict
     return scale_peers._answer(resp, rid)
 
 
+@pytest.mark.timeout(2400)
 async def test_sigkill_during_a_run(cluster: scale_peers.Cluster) -> None:
     outcomes: Counter[str] = Counter()
     sent = 0
