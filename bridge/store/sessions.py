@@ -238,7 +238,7 @@ class ClusterLegacyFront:
                 if rec is None:
                     break  # unknown everywhere: the 2025 front's own 404
                 owner = rec.get("owner") or ""
-                peer = await self.store.instance(owner) if relay and owner and owner != self.me else None
+                peer = await self.cluster.locate(owner) if relay and owner and owner != self.me else None
                 if peer is not None and isinstance(peer.get("url"), str):
                     relayed = await self._relay(peer["url"], request, sid, body)
                     if relayed is not None:

@@ -97,6 +97,12 @@ async def test_store_down_is_32603_naming_it(nodes: dict[str, Node]) -> None:
         raise StoreError("redis://db:6379/0", "ConnectionError: refused")
 
     nodes["b"].cluster.store.instance = down  # type: ignore[method-assign]
+    # An owner listed by the last heartbeat is reached without the store ...
+    nodes["b"].cluster.peers = {"a": {"url": "http://a"}}
+    answer = await nodes["b"].cluster.call(retry(sealed_by("a")), CallContext(), _drop)
+    assert answer["result"]["content"][0]["text"] == "progress"
+    # ... one it has not seen needs the store: -32603 naming it.
+    nodes["b"].cluster.peers = {}
     answer = await nodes["b"].cluster.call(retry(sealed_by("a")), CallContext(), _drop)
     assert answer["error"]["code"] == -32603 and "redis://db:6379/0" in answer["error"]["message"]
     # Local calls do not need the store.
