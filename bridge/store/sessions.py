@@ -258,8 +258,10 @@ class ClusterLegacyFront:
         headers[AT_HEADER] = at_ms
         headers[AUTH_HEADER] = _relay_mac(self._key, request.method, sid, at_ms, body)
         http = self.cluster.http()
+        # Deadline between bytes: the owner answers within the request timeout, and SSE streams carry keep-alives.
+        quiet = max(self.settings.request_timeout, 4 * self.settings.sse_keepalive) + 5
         out = http.build_request(request.method, url + SESSION_PATH, headers=headers, content=body or None,
-                                 timeout=httpx.Timeout(None, connect=2.0))
+                                 timeout=httpx.Timeout(quiet, connect=2.0))
         try:
             resp = await http.send(out, stream=True)
         except httpx.HTTPError as exc:
