@@ -60,7 +60,9 @@ class Grant:
     new: bool = False
     exclusive: bool = False
     evict: tuple[str, ...] = ()
-    """Idle sessions to close to make room (total cap)."""
+    """Idle sessions to close before the new one opens (it takes their place under the total cap)."""
+    retire: tuple[str, ...] = ()
+    """Sessions no longer needed (idle too long, or the provisional one): close them in the background."""
 
 
 @dataclass(frozen=True)
@@ -130,12 +132,12 @@ class Pool:
             for s in group:
                 if s.lease is None:
                     s.lease, s.last_used_ms = 0, now_ms
-                    return Grant(s.sid, exclusive=True, evict=reaped)
+                    return Grant(s.sid, exclusive=True, retire=reaped)
             if len(group) >= limits.per_identity_sessions:
                 return Wait()
         elif group:
             group[0].last_used_ms = now_ms
-            return Grant(group[0].sid, evict=reaped)
+            return Grant(group[0].sid, retire=reaped)
         evict: tuple[str, ...] = ()
         if len(self.sessions) >= limits.total_sessions:
             idle = sorted((s for s in self.sessions.values() if s.idle() and s.sid not in self._parked_sids()),
@@ -149,7 +151,7 @@ class Pool:
             del self.sessions[sid]
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms)
-        return Grant(new_sid, new=True, exclusive=exclusive, evict=reaped + evict + retired)
+        return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
 
     def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
         parked = self._parked_sids()

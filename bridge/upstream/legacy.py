@@ -194,6 +194,10 @@ class LegacyUpstream(Upstream):
             self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
             raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
                              {"limit": "per_identity_sessions"}, http_status=503)
+        for sid in choice.retire:
+            retired = self.live.pop(sid, None)
+            if retired is not None:
+                self._spawn(retired.close())
         # Sessions evicted for this one are closed before it opens: never more live children than the cap.
         with anyio.CancelScope(shield=True):
             for sid in choice.evict:

@@ -66,7 +66,7 @@ def test_provisional_session_is_retired_by_the_first_client_session() -> None:
     pool = Pool()
     assert grant(pool, None, "s0", principal=None).new
     assert pool.sessions["s0"].provisional
-    assert grant(pool, request(), "s1").evict == ("s0",)
+    assert grant(pool, request(), "s1").retire == ("s0",)
 
 
 def test_parking_frees_the_lease_and_caps_release_the_oldest() -> None:
@@ -157,6 +157,6 @@ def test_idle_sessions_are_reaped_on_the_next_acquire() -> None:
     busy = pool.acquire(request(name="b"), "alice", "s2", limits=limits, now_ms=5_000)
     assert busy == Grant("s2", new=True)  # s1 has a call in flight: kept
     pool.close_call("s1", 1, now_ms=5_000)
-    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=5_500).evict == ()
-    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_001).evict == ("s1",)
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=5_500).retire == ()
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_001).retire == ("s1",)
     assert set(pool.sessions) == {"s2"}
