@@ -187,13 +187,12 @@ def _serve_http(up, settings: Settings, host: str, port: int) -> None:  # type: 
 
     from bridge.front.http import build_app
 
-    legacy = _legacy_http_front(up, settings)
-    extra_routes = None
     if settings.state_store != "memory":
-        from bridge.store.wiring import scale_out
+        from bridge.store.wiring import scaled_app
 
-        up, legacy, extra_routes = scale_out(up, legacy, settings, f"http://{host}:{port}")
-    app_ = build_app(settings, up, legacy, extra_routes=extra_routes)
+        app_ = scaled_app(settings, up, _legacy_http_front(up, settings), f"http://{host}:{port}")
+    else:
+        app_ = build_app(settings, up, _legacy_http_front(up, settings))
     log.info("mcp-bridge listening on http://%s:%d/mcp (front %s, upstream %s)", host, port, settings.front_era, settings.upstream_era)
     config = uvicorn.Config(app_, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     uvicorn.Server(config).run()

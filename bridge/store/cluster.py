@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import httpx
@@ -33,6 +33,7 @@ from bridge.core import CallContext, Emit, Upstream
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
 from bridge.state import StateSealer
 from bridge.store.base import Store, StoreError
+from bridge.store.tool_headers import SharedParamHeaders
 
 log = logging.getLogger("mcp_bridge.cluster")
 
@@ -77,6 +78,9 @@ class ClusterUpstream(Upstream):
         self.peers: dict[str, Any] = {}
         self.store_ok = False
         self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0}
+        self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
+        """Installed as the 2026 front's ``param_headers`` (``bridge.store.wiring``)."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self.extra_status: Callable[[], dict[str, Any]] | None = None
         """More to show under ``cluster`` in /healthz (the 2025 sessions' relay counters)."""
 
@@ -115,6 +119,7 @@ class ClusterUpstream(Upstream):
             try:
                 await self.store.heartbeat(self.instance_id, info, int(interval * 3000))
                 self.peers = await self.store.instances()
+                await self.param_headers.refresh()
                 if not self.store_ok:
                     log.info("instance %s registered in %s", self.instance_id, self.store.name)
                 self.store_ok, backoff = True, interval
@@ -123,6 +128,11 @@ class ClusterUpstream(Upstream):
                     log.warning("heartbeat failed: %s", exc)
                 self.store_ok, backoff = False, min(5.0, backoff * 2)
             await asyncio.sleep(backoff)
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def status(self) -> dict[str, Any]:
         out = dict(self.inner.status())

@@ -190,22 +190,29 @@ def _answer(resp: httpx.Response, rid: object) -> dict:
     return resp.json()
 
 
-def modern_tool_call(url: str, name: str, rid: int, *, responses: dict | None = None, state: str | None = None,
-                     timeout: float = 30.0) -> dict:
-    """One 2026-07-28 tools/call over HTTP (2026-07-28 basic/patterns/mrtr.mdx: a retry carries
-    inputResponses and requestState)."""
-    params: dict = {"name": name, "arguments": {}, "_meta": {
+def modern_request(url: str, method: str, params: dict, rid: int, *, headers: dict[str, str] | None = None,
+                   timeout: float = 30.0) -> dict:
+    """One 2026-07-28 request over HTTP with the ``_meta`` envelope and the required headers."""
+    params = {**params, "_meta": {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "scale-test", "version": "1"}}}
+    sent = {"accept": ACCEPT, "mcp-protocol-version": MODERN, "mcp-method": method, **(headers or {})}
+    if "name" in params:
+        sent.setdefault("mcp-name", params["name"])
+    resp = httpx.post(url, json={"jsonrpc": "2.0", "id": rid, "method": method, "params": params}, headers=sent, timeout=timeout)
+    return _answer(resp, rid)
+
+
+def modern_tool_call(url: str, name: str, rid: int, *, responses: dict | None = None, state: str | None = None,
+                     timeout: float = 30.0) -> dict:
+    """A tools/call; a retry carries inputResponses and requestState (2026-07-28 basic/patterns/mrtr.mdx)."""
+    params: dict = {"name": name, "arguments": {}}
     if responses is not None:
         params["inputResponses"] = responses
     if state is not None:
         params["requestState"] = state
-    headers = {"accept": ACCEPT, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name}
-    resp = httpx.post(url, json={"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}, headers=headers,
-                      timeout=timeout)
-    return _answer(resp, rid)
+    return modern_request(url, "tools/call", params, rid, timeout=timeout)
 
 
 class LegacySession:

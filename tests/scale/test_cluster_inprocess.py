@@ -151,3 +151,17 @@ async def test_discover_shared_for_its_ttl(nodes: dict[str, Node]) -> None:
     assert (await nodes["b"].cluster.discover(alice))["serverInfo"] == {"name": "a"}  # shared
     assert (await nodes["b"].cluster.discover(bob))["serverInfo"] == {"name": "b"}  # private to its caller
     assert calls == {"a": 1, "b": 1}
+
+
+async def test_param_header_annotations_shared(nodes: dict[str, Node]) -> None:
+    a, b = nodes["a"].cluster.param_headers, nodes["b"].cluster.param_headers
+    a["regional"] = {("region",): "Region"}
+    a["plain"] = {("x",): "X"}
+    a.pop("plain", None)
+    await a.publish()
+    await b.refresh()
+    assert dict(b) == {"regional": {("region",): "Region"}}
+    # What an instance learned itself wins over the shared copy.
+    b["regional"] = {("count",): "Count"}
+    await b.refresh()
+    assert b["regional"] == {("count",): "Count"}
