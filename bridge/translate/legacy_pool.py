@@ -149,7 +149,7 @@ class Pool:
         retired = tuple(s.sid for s in self.sessions.values() if s.provisional and s.key != key and s.idle())
         for sid in retired:
             del self.sessions[sid]
-        self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None,
+        self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None and principal is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms)
         return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
 

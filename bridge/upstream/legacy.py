@@ -112,14 +112,16 @@ class LegacyUpstream(Upstream):
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
         if method == "subscriptions/listen":
             return await self._listen(request, ctx, emit)
+        if method == "server/discover":
+            # The server's InitializeResult does not depend on who asks: any ready session of the caller's
+            # credentials answers (on a cold stdio upstream, the one start() opened: no second spawn first).
+            return jsonrpc.result_response(request["id"], await self.discover(ctx))
         if "requestState" in params and method in eras.MRTR_METHODS:
             return await self._resume(request, ctx, emit)
         session, exclusive = await self._session(request, ctx)
         live: LiveCall | None = None
         try:
             await session.ensure_ready()
-            if method == "server/discover":
-                return jsonrpc.result_response(request["id"], self._discover_result(session))
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,

@@ -123,9 +123,11 @@ async def test_abandoned_rounds_are_capped_and_others_still_get_answers() -> Non
     await up.aclose()
 
 
-async def test_parked_call_expires_and_the_server_is_answered() -> None:
+@pytest.mark.parametrize("lifetimes", [{"parked_timeout": 0.05}, {"parked_timeout": 600, "state_ttl": 0.05}])
+async def test_parked_call_expires_and_the_server_is_answered(lifetimes: dict[str, float]) -> None:
+    """A parked call lives min(parked timeout, requestState lifetime)."""
     bank = TransportBank()
-    up = upstream(bank, parked_timeout=0.05)
+    up = upstream(bank, **lifetimes)
     ask = tools_call(1, "ask", ASK)
     first = await up.call(ask, ALICE, discard)
     server = bank.made[0].server
@@ -264,4 +266,15 @@ async def test_an_answer_that_comes_while_the_round_closes_reaches_the_retry() -
     final = await up.call(retry(first, 2, ask, {k: {"roots": []} for k in first["result"]["inputRequests"]}), ALICE, discard)
     spec.modern("CallToolResultResponse", final)
     assert final["id"] == 2 and final["result"]["content"][0]["text"] == "went on"
+    await up.aclose()
+
+
+async def test_discover_is_answered_by_the_started_session_without_a_second_spawn() -> None:
+    bank = TransportBank()
+    up = upstream(bank)
+    await up.start()
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": tools_call(0)["params"]["_meta"]}}
+    response = await up.call(discover, CallContext(), discard)
+    spec.modern("DiscoverResultResponse", response)
+    assert len(bank.made) == 1
     await up.aclose()
