@@ -165,3 +165,21 @@ async def test_param_header_annotations_shared(nodes: dict[str, Node]) -> None:
     b["regional"] = {("count",): "Count"}
     await b.refresh()
     assert b["regional"] == {("count",): "Count"}
+
+
+@pytest.mark.parametrize("tamper", ["signature", "stale", "body"])
+async def test_session_relay_endpoint_refuses_unauthenticated(nodes: dict[str, Node], tamper: str) -> None:
+    from bridge.front.legacy import LegacyHttpFront
+    from bridge.store.sessions import AT_HEADER, SESSION_PATH, ClusterLegacyFront, _relay_mac
+
+    cluster = nodes["a"].cluster
+    front = ClusterLegacyFront(LegacyHttpFront(nodes["a"].fake, cluster.settings), cluster, cluster.settings)
+    app = Starlette(routes=front.routes())
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    at_ms = str(int(time.time() * 1000) - (60_000 if tamper == "stale" else 0))
+    mac = "0" * 64 if tamper == "signature" else _relay_mac(forward_key(KEY), "POST", "s1", at_ms, body)
+    sent = body.replace(b"ping", b"tools/list") if tamper == "body" else body
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://a") as http:
+        resp = await http.post(SESSION_PATH, content=sent, headers={AUTH_HEADER: mac, AT_HEADER: at_ms, "mcp-session-id": "s1"})
+    assert resp.status_code == (400 if tamper == "stale" else 403)
+    assert front.relayed["in"] == 0
