@@ -1,8 +1,9 @@
-"""#11 acceptance 3 (direction A): a run of 32 concurrent 2026 clients through HAProxy and three bridge
-instances, each client looping over a two-question legacy tool (three tools/call requests per flow); one
-instance is SIGKILLed a third of the way in. Every flow ends with its own right answer, or -32602 "lost"
+"""#11 acceptance 3: a run of 32 concurrent clients through HAProxy and three bridge instances — 28 2026
+clients looping over a two-question legacy tool (three tools/call requests per flow) and four 2025
+sessions listing tools — one instance is SIGKILLed a third of the way in. Every 2026 flow ends with its own right answer, or -32602 "lost"
 (its call was parked on the dead instance), or a refused/cut request that was in flight on the dead
-instance at the kill (at most one per client). No wrong answers, no hangs (each request has a deadline).
+instance at the kill (at most one per client); every 2025 session answers after the kill (at most its request
+in flight at the kill fails: the session is adopted by another instance). No wrong answers, no hangs (each request has a deadline).
 The legacy server is one mcp 1.29 process behind all instances; under this load it occasionally drops a
 connection (-32603 "Upstream unreachable"): counted apart, bounded, and not the bridge's doing.
 
@@ -26,6 +27,8 @@ pytestmark = [pytest.mark.legacy_peer, pytest.mark.anyio, pytest.mark.slow]
 
 CALLS = int(os.environ.get("MCP_ERAS_SCALE_CALLS", "3000"))
 CLIENTS = 32
+SESSIONS = 4
+"""Of the clients, 2025 sessions (tools/list in a loop): the rest are 2026 clients."""
 
 
 @pytest.fixture
@@ -33,7 +36,7 @@ def cluster() -> Iterator[scale_peers.Cluster]:
     port = peers.free_port()
     server = [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "mrtr_server.py"), "http", "--port", str(port)]
     with peers.running(server, port), scale_peers.redis_server() as store, \
-            scale_peers.cluster(store, ["--upstream", f"http://127.0.0.1:{port}/mcp", "--front-era", "2026-07-28"], 3) as c:
+            scale_peers.cluster(store, ["--upstream", f"http://127.0.0.1:{port}/mcp"], 3) as c:
         yield c
 
 
@@ -88,6 +91,29 @@ async def test_sigkill_during_a_run(cluster: scale_peers.Cluster) -> None:
             return "ok"
         raise AssertionError("more than three rounds")
 
+    sessions: dict[int, list[str]] = {}
+
+    async def session_loop(i: int) -> None:
+        """A 2025 client (a bare session over the balancer) listing tools until the run ends; its session
+        must outlive the kill (adopted by another instance on its next request)."""
+        log = sessions.setdefault(i, [])
+        headers = {"accept": scale_peers.ACCEPT, "mcp-protocol-version": scale_peers.LEGACY}
+        init = {"protocolVersion": scale_peers.LEGACY, "capabilities": {}, "clientInfo": {"name": "scale-run", "version": "1"}}
+        async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:
+            resp = await http.post(cluster.url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, headers=headers)
+            headers["mcp-session-id"] = resp.headers["mcp-session-id"]
+            await http.post(cluster.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            rid = 0
+            while sent < CALLS:
+                rid += 1
+                try:
+                    resp = await http.post(cluster.url, json={"jsonrpc": "2.0", "id": rid, "method": "tools/list"}, headers=headers)
+                    tools = [t["name"] for t in scale_peers._answer(resp, rid)["result"]["tools"]]
+                    log.append("ok" if "two_questions" in tools else repr(tools))
+                except (httpx.HTTPError, KeyError, ValueError) as exc:
+                    log.append(f"failed: {exc!r}")
+                log[-1] = log[-1] + (" (after kill)" if killed.is_set() else "")
+
     async def client(i: int) -> None:
         async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:
             n = 0
@@ -97,9 +123,16 @@ async def test_sigkill_during_a_run(cluster: scale_peers.Cluster) -> None:
 
     with anyio.fail_after(1800):
         async with anyio.create_task_group() as tg:
-            for i in range(CLIENTS):
+            for i in range(CLIENTS - SESSIONS):
                 tg.start_soon(client, i)
+            for i in range(SESSIONS):
+                tg.start_soon(session_loop, i)
     print(f"{sent} tools/call requests, {sum(outcomes.values())} flows: {dict(outcomes)}")
+    print({i: (len(log), sum(1 for e in log if e.startswith("ok"))) for i, log in sessions.items()})
+    for log in sessions.values():
+        # At most the request in flight at the kill fails; the session answers after the kill.
+        assert sum(1 for e in log if not e.startswith("ok")) <= 1, log
+        assert any(e == "ok (after kill)" for e in log), log
     assert killed.is_set()
     assert outcomes["in flight at the kill"] <= CLIENTS, outcomes
     assert outcomes["upstream error"] <= CLIENTS, outcomes
