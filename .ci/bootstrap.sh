@@ -2,11 +2,19 @@
 # Create the project's environments on a fresh machine (idempotent):
 #   .venv        the project itself (editable) with its test extras, including mcp 2.3.0
 #   .venvs/mcp1  the legacy peer: PyPI mcp 1.29.0, used to run 2025-era sample servers and clients
+#   .venvs/npm   npm @modelcontextprotocol/server-everything 2026.1.26: a 2025-11-25 tasks server of the
+#                TypeScript SDK (its simulate-research-query tool runs as a task), for the tasks tests.
+#   .venvs/fastmcp  a 2026 tasks-extension peer: FastMCP 4 + fastmcp-tasks (samples/modern/tasks_server.py).
+#                fastmcp-tasks is the only PyPI runtime of the io.modelcontextprotocol/tasks extension; it
+#                pulls pydocket/redis/cryptography and starlette>=1, so it gets its own environment
+#                instead of widening the project's dependencies.
 # Re-running is cheap: each environment is rebuilt only when its inputs change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 LEGACY_MCP="${MCP_ERAS_LEGACY_MCP:-mcp==1.29.0}"
+TASKS_PEER="fastmcp-slim[server]==4.1.4 fastmcp-tasks==4.1.4"
+EVERYTHING_NPM="@modelcontextprotocol/server-everything@2026.1.26"
 
 stamp() { sha256sum pyproject.toml | cut -c1-16; }
 
@@ -39,5 +47,39 @@ if ! command -v redis-server >/dev/null || ! { command -v haproxy >/dev/null || 
     fi
 fi
 
+if [ ! -x .venvs/fastmcp/bin/python ] || [ "$(cat .venvs/fastmcp/.stamp 2>/dev/null)" != "$TASKS_PEER" ]; then
+    echo "bootstrap: creating .venvs/fastmcp ($TASKS_PEER)" >&2
+    mkdir -p .venvs
+    "$PY" -m venv .venvs/fastmcp
+    # shellcheck disable=SC2086 # the list is word-split on purpose
+    .venvs/fastmcp/bin/python -m pip install -q --disable-pip-version-check $TASKS_PEER >&2
+    echo "$TASKS_PEER" >.venvs/fastmcp/.stamp
+fi
+
+if [ ! -x .venvs/npm/node_modules/.bin/mcp-server-everything ] || [ "$(cat .venvs/npm/.stamp 2>/dev/null)" != "$EVERYTHING_NPM" ]; then
+    if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "bootstrap: installing nodejs and npm (Debian)" >&2
+        apt-get update -q >&2 && apt-get install -y -q nodejs npm >&2
+    fi
+    if command -v npm >/dev/null 2>&1; then
+        echo "bootstrap: installing $EVERYTHING_NPM into .venvs/npm" >&2
+        mkdir -p .venvs/npm
+        npm install --prefix .venvs/npm --no-fund --no-audit --no-update-notifier --loglevel=error "$EVERYTHING_NPM" >&2
+        echo "$EVERYTHING_NPM" >.venvs/npm/.stamp
+    else
+        echo "bootstrap: npm not found; the server-everything tasks tests will fail until it is installed" >&2
+    fi
+fi
+
 # Published servers (PyPI and npm) for tests/published.
 bash .ci/published-peers.sh
+
+# Headless Chromium for the fleet dashboard test (tests/fleet/test_fleet_dashboard.py): Debian's package,
+# installed only when missing and when we may (root, as in CI); otherwise that test is skipped.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing chromium (apt)" >&2
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+           && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2; }; then
+        echo "bootstrap: chromium could not be installed; the dashboard screenshot test will be skipped" >&2
+    fi
+fi

@@ -26,8 +26,12 @@ TRACE_META_KEYS = ("traceparent", "tracestate", "baggage")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_LEVEL_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 
-# Methods of the 2026 client surface (plus the tasks extension's, which the bridge does not translate).
-MODERN_CLIENT_METHODS = frozenset(
+TASKS_EXTENSION_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""The ``io.modelcontextprotocol/tasks`` extension's client methods (ext tasks.mdx): served by
+``bridge.upstream.tasks`` when the upstream supports tasks, -32601 otherwise."""
+
+# Methods of the 2026 client surface, with the tasks extension's.
+MODERN_CLIENT_METHODS = TASKS_EXTENSION_METHODS | frozenset(
     {
         "server/discover",
         "completion/complete",
@@ -44,12 +48,17 @@ MODERN_CLIENT_METHODS = frozenset(
 REMOVED_IN_MODERN = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"}
 )
-MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
+"""Methods whose canonical result may be ``input_required``. ``tasks/result`` is one only inside the
+bridge: direction B answers a 2025 client's ``tasks/result`` with the task's input requests that way, and
+the legacy front's MRTR loop turns them into server->client requests (bridge.upstream.tasks_legacy_client)."""
 CACHEABLE_METHODS = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""Methods whose ``Mcp-Name`` header mirrors a params field (2026 Streamable HTTP)."""
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                 **dict.fromkeys(TASKS_EXTENSION_METHODS, "taskId")}
+"""Methods whose ``Mcp-Name`` header mirrors a params field (2026 Streamable HTTP; the tasks extension's
+§Streamable HTTP: Routing Headers for ``tasks/get``, ``tasks/update``, ``tasks/cancel``)."""
 
 INPUT_REQUEST_METHODS = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 
@@ -68,6 +77,11 @@ LEGACY_CLIENT_METHODS = frozenset(
         "resources/unsubscribe",
         "tools/call",
         "tools/list",
+        # 2025-11-25 experimental tasks (basic/utilities/tasks.mdx), served by bridge.upstream.tasks_legacy_client
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
     }
 )
 

@@ -1,127 +1,27 @@
-"""The rule catalogue of the design note (IDs, slugs, class, guide anchors), as data.
+"""The rule catalogue, derived from each rule's ``RuleMeta`` (one truth: the rule modules).
 
-Used to check that every rule module matches its catalogue entry and to list what is not
-implemented yet. Class: AUTO (safe), AUTO+NOTE (review), MANUAL (report-only).
+``table()`` lists every rule as (slug, class, guide anchor), class from its fix safety: AUTO
+(safe), AUTO+NOTE (review), MANUAL (report-only). ``PLANNED`` holds the catalogue entries that
+have no rule module yet, so that the listing says what is not implemented.
 """
 
-CATALOGUE: dict[str, tuple[str, str, str]] = {
-    "MCP001": ("fastmcp-renamed", "AUTO", "fastmcp-renamed-to-mcpserver"),
-    "MCP002": ("mcp-dependency-pin", "AUTO+NOTE", "dependency-floors-raised-and-new-required-dependencies"),
-    "MCP003": ("ctor-transport-kwargs", "AUTO+NOTE", "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"),
-    "MCP004": ("streamable-client-2tuple", "AUTO+NOTE", "get_session_id-callback-removed-from-streamable_http_client"),
-    "MCP005": ("camel-attrs", "AUTO+NOTE", "field-names-changed-from-camelcase-to-snake_case"),
-    "MCP006": ("streamablehttp-client-removed", "AUTO+NOTE", "streamablehttp_client-removed"),
-    "MCP007": ("lowlevel-decorators", "AUTO+NOTE", "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"),
-    "MCP008": ("lowlevel-return-wrapping", "AUTO+NOTE", "lowlevel-server-automatic-return-value-wrapping-removed"),
-    "MCP009": ("lowlevel-jsonschema-validation", "AUTO+NOTE", "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"),  # noqa: E501
-    "MCP010": ("lowlevel-tool-exceptions", "AUTO+NOTE", "lowlevel-server-tool-handler-exceptions-no-longer-become-calltoolresultis_errortrue"),  # noqa: E501
-    "MCP011": ("httpx-undeclared", "AUTO+NOTE", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP012": ("requestcontext-split", "AUTO", "requestcontext-type-parameters-simplified"),
-    "MCP013": ("indirect-mcp-dependency", "MANUAL", ""),
-    "MCP014": ("anyurl-to-str", "AUTO+NOTE", "resource-uri-type-changed-from-anyurl-to-str"),
-    "MCP015": ("httpx-objects-to-sdk", "AUTO+NOTE", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP016": ("mcperror-renamed", "AUTO", "mcperror-renamed-to-mcperror"),
-    "MCP017": ("model-dump-by-alias", "AUTO+NOTE", "field-names-changed-from-camelcase-to-snake_case"),
-    "MCP018": ("context-generic-params", "AUTO", "requestcontext-type-parameters-simplified"),
-    "MCP019": ("settings-mutation", "AUTO+NOTE", "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"),
-    "MCP020": ("rootmodel-unions", "AUTO+NOTE", "replace-rootmodel-by-union-types-with-typeadapter-validation"),
-    "MCP021": ("lowlevel-request-context", "AUTO+NOTE", "lowlevel-server-request_context-property-removed"),
-    "MCP022": ("oauth-callback-result", "AUTO+NOTE", "oauth-callback_handler-returns-authorizationcoderesult"),
-    "MCP023": ("memory-helper-removed", "AUTO+NOTE", "create_connected_server_and_client_session-removed"),
-    "MCP024": ("oauth-provider-internals", "MANUAL", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP025": ("mcperror-constructor", "AUTO", "mcperror-renamed-to-mcperror"),
-    "MCP026": ("server-default-name", "AUTO+NOTE", "default-server-name-changed-from-fastmcp-to-mcp-server"),
-    "MCP027": ("pydantic-settings-undeclared", "AUTO+NOTE", "mcp_-environment-variables-and-env-files-are-no-longer-read"),
-    "MCP028": ("get-context-removed", "AUTO+NOTE", "mcpserverget_context-removed"),
-    "MCP029": ("mcpserver-call-tool-result", "MANUAL", "mcpservercall_tool-returns-calltoolresult"),
-    "MCP030": ("timedelta-timeouts", "AUTO", "timeouts-take-float-seconds-instead-of-timedelta"),
-    "MCP031": ("clientsession-not-entered", "MANUAL", "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed"),
-    "MCP032": ("get-session-id-removed", "AUTO+NOTE", "get_session_id-callback-removed-from-streamable_http_client"),
-    "MCP033": ("protocol-version-header-const", "AUTO", "streamablehttptransportprotocol_version-attribute-removed"),
-    "MCP034": ("client-auth-incidental-imports", "AUTO", "unchanged-auth-surfaces"),
-    "MCP035": ("oauth-timeout-removed", "AUTO", "timeout-parameter-removed-from-oauthclientprovider"),
-    "MCP036": ("decorator-positional-description", "AUTO+NOTE", ""),
-    "MCP037": ("removed-type-aliases", "AUTO", "removed-type-aliases-and-classes"),
-    "MCP038": ("private-lowlevel-attr", "AUTO+NOTE", "registering-lowlevel-handlers-from-mcpserver"),
-    "MCP039": ("conflicting-dependency-floors", "MANUAL", "dependency-floors-raised-and-new-required-dependencies"),
-    "MCP040": ("shared-version-module", "AUTO", "mcptypes-moved-to-the-mcp-types-package"),
-    "MCP041": ("requestparams-meta", "AUTO+NOTE", "requestparamsmeta-replaced-with-requestparamsmeta-typeddict"),
-    "MCP042": ("protocol-version-constants", "AUTO+NOTE", "supported_protocol_versions-deprecated-latest_protocol_version-changed-meaning"),
-    "MCP043": ("ctx-fastmcp-property", "AUTO", "fastmcp-renamed-to-mcpserver"),
-    "MCP044": ("fastmcp-error-renamed", "AUTO", "fastmcp-renamed-to-mcpserver"),
-    "MCP045": ("ctor-positional-args", "AUTO", "mcpserver-constructor-title-description-and-version-added-to-the-positional-parameters"),
-    "MCP046": ("mount-path-removed", "AUTO+NOTE", "mount_path-parameter-removed-from-mcpserver"),
-    "MCP047": ("input-required-union", "MANUAL", "mcpserverget_prompt-and-read_resource-may-return-inputrequiredresult"),
-    "MCP048": ("internal-context-arg", "MANUAL", "mcpservercall_tool-read_resource-get_prompt-now-accept-a-context-parameter"),
-    "MCP049": ("resource-lookup-exceptions", "MANUAL", "resource-not-found-returns-32602-and-resource-lookups-raise-typed-exceptions-sep-2164"),  # noqa: E501
-    "MCP050": ("resource-extra-forbid", "MANUAL", "resource-classes-reject-unknown-keyword-arguments"),
-    "MCP051": ("fileresource-is-binary", "AUTO+NOTE", "fileresourceis_binary-replaced-by-encoding"),
-    "MCP052": ("resource-template-syntax", "MANUAL", "resource-templates-matching-behavior-changes"),
-    "MCP053": ("ctx-log-message-kw", "AUTO+NOTE", "mcpservers-context-logging-message-renamed-to-data-extra-removed"),
-    "MCP054": ("ctx-client-id", "AUTO+NOTE", "contextclient_id-removed"),
-    "MCP055": ("progress-context-removed", "MANUAL", "progresscontext-and-progress-context-manager-removed"),
-    "MCP056": ("elicitation-result-isinstance", "AUTO", "isinstance-checks-against-elicitationresult-raise-typeerror"),
-    "MCP057": ("lowlevel-kwonly-ctor", "AUTO", "lowlevel-server-constructor-parameters-are-now-keyword-only"),
-    "MCP058": ("lowlevel-server-generic", "AUTO", "lowlevel-server-type-parameter-reduced-from-2-to-1"),
-    "MCP059": ("lowlevel-handler-dicts", "AUTO+NOTE", "lowlevel-server-request_handlers-and-notification_handlers-attributes-removed"),
-    "MCP060": ("lowlevel-handle-overrides", "MANUAL", "lowlevel-server-private-_handle_-dispatch-methods-removed"),
-    "MCP061": ("lowlevel-run-stateless", "AUTO+NOTE", "serverrun-no-longer-takes-a-stateless-flag"),
-    "MCP062": ("serversession-proxy", "MANUAL", "serversession-is-now-a-thin-proxy-no-longer-a-basesession"),
-    "MCP063": ("elicit-requested-schema-kw", "AUTO", "serversessionelicit-and-elicit_form-take-requested_schema-not-requestedschema"),
-    "MCP064": ("get-server-capabilities", "AUTO", "clientsessionget_server_capabilities-replaced-by-era-neutral-accessors"),
-    "MCP065": ("list-cursor-param", "AUTO", "cursor-parameter-removed-from-clientsession-list-methods"),
-    "MCP066": ("session-group-args", "AUTO", "args-parameter-removed-from-clientsessiongroupcall_tool"),
-    "MCP067": ("timeout-code-408", "AUTO+NOTE", "client-request-timeouts-now-raise-32001-request_timeout-instead-of-408"),
-    "MCP068": ("shared-session-removed", "AUTO+NOTE", "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed"),
-    "MCP069": ("tasks-removed", "MANUAL", "experimental-tasks-support-removed"),
-    "MCP070": ("streamable-transport-params", "AUTO+NOTE", "streamablehttptransport-parameters-removed"),
-    "MCP071": ("http-status-errors", "MANUAL", "streamable-http-non-2xx-responses-now-surface-as-per-request-json-rpc-errors"),
-    "MCP072": ("terminate-windows-process", "MANUAL", "terminate_windows_process-removed"),
-    "MCP073": ("stdio-fd-watchdog", "MANUAL", "stdio_server-keeps-the-protocol-streams-on-private-descriptors"),
-    "MCP074": ("websocket-removed", "MANUAL", "websocket-transport-removed"),
-    "MCP075": ("rfc7523-removed", "MANUAL", "rfc7523oauthclientprovider-and-jwtparameters-removed"),
-    "MCP076": ("client-credentials-scope-kw", "AUTO", "scopes-renamed-to-scope-on-the-client-credentials-providers"),
-    "MCP077": ("oauth-client-info-types", "MANUAL", "oauthclientinformationfull-no-longer-subclasses-oauthclientmetadata-and-parses-server-substituted-metadata"),  # noqa: E501
-    "MCP078": ("as-client-secret-records", "MANUAL", "stricter-client-authentication-at-token-and-revoke"),
-    "MCP079": ("tool-input-schema-type", "AUTO", "server-handler-results-are-validated-against-the-protocol-schema"),
-    "MCP080": ("memory-streams-api", "MANUAL", "create_connected_server_and_client_session-removed"),
-    "MCP081": ("pytest-deprecation-errors", "AUTO+NOTE", "deprecations"),
+from __future__ import annotations
+
+from migrate.model import Safety
+
+CLASS = {Safety.SAFE: "AUTO", Safety.REVIEW: "AUTO+NOTE", Safety.REPORT: "MANUAL"}
+PLANNED: dict[str, tuple[str, str, str]] = {
     "MCP101": ("port-own-httpx", "AUTO+NOTE", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP102": ("camel-kwargs-normalize", "AUTO", "field-names-changed-from-camelcase-to-snake_case"),
     "MCP103": ("init-options-helper", "AUTO+NOTE", "lowlevel-server-what-did-not-change"),
-    "MCP104": ("httpx-logger-names", "AUTO", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP105": ("mcperror-attr-shortcuts", "AUTO", "mcperror-renamed-to-mcperror"),
-    "MCP201": ("empty-server-version", "MANUAL", "unversioned-servers-report-an-empty-version"),
-    "MCP202": ("body-limit-4mib", "MANUAL", "streamable-http-request-bodies-are-limited-to-4-mib"),
-    "MCP203": ("sync-handlers-worker-thread", "MANUAL", "sync-handler-functions-now-run-on-a-worker-thread"),
-    "MCP204": ("client-inbound-validation", "MANUAL", "client-validates-inbound-traffic-against-the-protocol-schema"),
-    "MCP205": ("httpx2-runtime-differences", "MANUAL", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP206": ("dns-rebinding-host-default", "MANUAL", "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"),
-    "MCP207": ("nobackchannel", "MANUAL", "server-initiated-sampling-elicitation-and-roots-raise-nobackchannelerror"),
-    "MCP208": ("callbacks-concurrent", "MANUAL", "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed"),
-    "MCP209": ("stdio-client-shutdown", "MANUAL", "stdio_client-shutdown-reworked-a-gracefully-exited-servers-children-are-left-alive-on-posix"),  # noqa: E501
-    "MCP210": ("deprecated-sampling", "MANUAL", "roots-sampling-and-logging-methods-deprecated-sep-2577"),
-    "MCP211": ("as-invalid-client", "MANUAL", "stricter-client-authentication-at-token-and-revoke"),
-    "MCP212": ("deprecated-logging", "MANUAL", "roots-sampling-and-logging-methods-deprecated-sep-2577"),
-    "MCP213": ("deprecated-roots", "MANUAL", "roots-sampling-and-logging-methods-deprecated-sep-2577"),
-    "MCP214": ("lifespan-entered-once", "MANUAL", "streamable-http-lifespan-now-entered-once-at-manager-startup"),
-    "MCP215": ("resource-template-matching", "MANUAL", "resource-templates-matching-behavior-changes"),
-    "MCP216": ("elicit-schema-gate", "MANUAL", "contextelicit-schema-gate-validates-the-rendered-schema"),
-    "MCP217": ("raise-exceptions-narrowed", "MANUAL", "lowlevel-serverrunraise_exceptionstrue-transport-errors-no-longer-re-raised"),
-    "MCP218": ("oauth-behaviour-changes", "MANUAL", "client-rejects-authorization-server-metadata-with-a-mismatched-issuer"),
     "MCP219": ("mcp-cli-pin", "MANUAL", "mcp-dev-and-mcp-install-pin-the-spawned-environment-to-your-sdk-version"),
     "MCP220": ("extra-fields-dropped", "MANUAL", "extra-fields-on-mcp-types-are-no-longer-preserved"),
-    "MCP221": ("jsonrpc-error-null-id", "MANUAL", "jsonrpcerrorid-is-now-requestid-none"),
-    "MCP222": ("env-settings-not-read", "MANUAL", "mcp_-environment-variables-and-env-files-are-no-longer-read"),
-    "MCP223": ("mcperror-in-tool", "MANUAL", "mcperror-raised-from-an-mcptool-handler-now-surfaces-as-a-json-rpc-error"),
-    "MCP224": ("resource-not-found-code", "MANUAL", "resource-not-found-returns-32602-and-resource-lookups-raise-typed-exceptions-sep-2164"),  # noqa: E501
-    "MCP225": ("subscribe-capability-reported", "MANUAL", "lowlevel-server-subscribe-capability-now-correctly-reported"),
-    "MCP226": ("cancelled-no-response", "MANUAL", "cancelled-requests-are-no-longer-answered"),
-    "MCP227": ("unknown-method-32601", "MANUAL", "unknown-request-methods-now-return-32601-method-not-found"),
     "MCP228": ("meta-envelope-otel", "MANUAL", "every-outbound-request-now-carries-a-_meta-envelope-opentelemetry-is-on-by-default"),
-    "MCP229": ("deprecated-ping", "MANUAL", "deprecations"),
-    "MCP230": ("deprecated-resource-subscriptions", "MANUAL", "client-resource-subscription-methods-deprecated-sep-2575"),
-    "MCP231": ("deprecated-client-progress", "MANUAL", "client-to-server-progress-deprecated-2026-07-28"),
-    "MCP232": ("change-notifications-2026", "MANUAL", "change-notifications-travel-only-on-subscriptionslisten-streams"),
-    "MCP233": ("mcp-param-headers", "MANUAL", "servers-validate-mcp-param-headers-against-the-request-body-sep-2243"),
 }
+
+
+def table() -> dict[str, tuple[str, str, str]]:
+    """ID -> (slug, class, anchor) of every implemented rule, then the planned ones."""
+    from migrate.rules import all_rules
+
+    found = {r.META.id: (r.META.slug, CLASS[r.META.safety], r.META.anchor) for r in all_rules()}
+    return found | {k: v for k, v in PLANNED.items() if k not in found}

@@ -2,7 +2,7 @@
 
     mcp-migrate ./src            rewrite in place, then print a summary
     mcp-migrate ./src --diff     print unified diffs, write nothing (exit 1 if anything would change)
-    mcp-migrate check ./src      report only (exit 0 clean, 1 findings, 2 nothing readable)
+    mcp-migrate check ./src      report only (exit 0 clean, 1 actionable findings, 2 nothing readable)
 
 ``main()`` routes a bare path to the ``fix`` command so that both spellings work as written.
 """
@@ -10,9 +10,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -20,12 +22,13 @@ from typing import Annotated
 import typer
 
 from migrate import engine, report
+from migrate.catalogue import PLANNED
 from migrate.config import dirty_files, load_config
 from migrate.discover import discover
 from migrate.model import FileResult
 from migrate.rules import catalogue, select_rules, unknown_tokens
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")
 COMMANDS = ("fix", "check", "rules")
 
@@ -40,7 +43,7 @@ PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories to mi
 SelectOpt = Annotated[list[str] | None, typer.Option("--select", help="Rule IDs, ID prefixes or slugs (comma-separated).")]
 IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", help="Rule IDs, ID prefixes or slugs to skip.")]
 SafeOpt = Annotated[bool, typer.Option("--safe-only", help="Apply only safe fixes; review-class sites are reported.")]
-JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")]
 ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Glob of paths to skip (repeatable).")]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Report format.")]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")]
@@ -75,9 +78,55 @@ def _progress_printer(enabled: bool) -> Callable[[int, int], None]:
     return show
 
 
-def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: list[str] | None, safe_only: bool,
-             jobs: int | None, exclude: list[str] | None, fmt: Format, output: Path | None,
-             baseline: Path | None, allow_dirty: bool = False) -> int:
+class Markers(StrEnum):
+    all = "all"
+    action = "action"
+    none = "none"
+
+
+MarkersOpt = Annotated[Markers, typer.Option(
+    "--markers", help="Source markers: all open findings, only where you must act (advisories go to the report), "
+                      "or none.")]
+
+
+@dataclass
+class Run:
+    mode: str
+    paths: list[Path]
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    safe_only: bool = False
+    jobs: int | None = None
+    exclude: list[str] | None = None
+    fmt: Format = Format.text
+    output: Path | None = None
+    baseline: Path | None = None
+    allow_dirty: bool = False
+    allow_no_vcs: bool = False
+    markers: Markers = Markers.action
+    strict: bool = False
+
+
+def refusal(paths: list[Path], allow_dirty: bool, allow_no_vcs: bool) -> str | None:
+    """Why a rewrite must not start (as ``cargo fix``): outside version control, or with uncommitted
+    changes under ``paths``; None when it may."""
+    dirty = dirty_files(paths)
+    if dirty is None:
+        if allow_no_vcs:
+            return None
+        return ("not inside a git checkout: nothing could undo the rewrite. Commit the code to git first, or "
+                "pass --allow-no-vcs")
+    if dirty and not allow_dirty:
+        listed = "\n".join(f"  {p}" for p in sorted(dirty)[:20])
+        more = f"\n  ... and {len(dirty) - 20} more" if len(dirty) > 20 else ""
+        return (f"{len(dirty)} file(s) have uncommitted changes (commit or stash them, or pass --allow-dirty):\n"
+                f"{listed}{more}")
+    return None
+
+
+def _execute(run: Run) -> int:
+    mode, paths, fmt, output = run.mode, run.paths, run.fmt, run.output
+    select, ignore, exclude = run.select, run.ignore, run.exclude
     config, warning = load_config(paths)
     if warning:
         engine.log(f"mcp-migrate: warning: {warning}")
@@ -87,19 +136,23 @@ def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: lis
     if bad:
         engine.log(f"mcp-migrate: unknown rule selector(s): {', '.join(bad)}")
         return 2
-    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), safe_only or config.safe_only,
-                             keep_texts=mode == "diff")
+    if mode == "fix":
+        why = refusal(paths, run.allow_dirty, run.allow_no_vcs)
+        if why:
+            engine.log(f"mcp-migrate: refusing to rewrite anything: {why}")
+            return 2
+    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), run.safe_only or config.safe_only,
+                             keep_texts=mode == "diff", markers=str(run.markers))
     found = discover(paths, _split(exclude) + config.exclude)
     if not found.files:
         engine.log("mcp-migrate: nothing readable under " + ", ".join(str(p) for p in paths))
         for path, why in found.skipped:
             engine.log(f"  skipped {path}: {why}")
         return 2
-    results = engine.run(found.files, options, jobs or config.jobs or 1, _progress_printer(True))
-    if baseline is not None:
-        report.apply_baseline(results, report.load_baseline(baseline))
+    results = engine.run(found.files, options, run.jobs or config.jobs or os.cpu_count() or 1, _progress_printer(True))
+    if run.baseline is not None:
+        report.apply_baseline(results, report.load_baseline(run.baseline))
     if mode == "fix":
-        _guard_dirty(results, paths, allow_dirty)
         engine.write_results(results)
     readable = [r for r in results if not r.skipped or r.findings]
     _emit(results, mode, found.skipped, fmt, output)
@@ -107,23 +160,10 @@ def _execute(mode: str, paths: list[Path], select: list[str] | None, ignore: lis
         return 2
     if mode == "diff":
         return 1 if any(r.changed for r in results) else 0
-    if mode == "check":
-        return 1 if any(r.findings for r in results) or any(r.changed for r in results) else 0
-    return 1 if any(r.skipped and r.kind == "python" and "parse" not in r.skipped and "binary" not in r.skipped
-                    and "uncommitted" not in r.skipped for r in results) else 0
-
-
-def _guard_dirty(results: list[FileResult], paths: list[Path], allow_dirty: bool) -> None:
-    if allow_dirty or not any(r.changed for r in results):
-        return
-    dirty = dirty_files(paths)
-    if not dirty:
-        return
-    for r in results:
-        if r.changed and Path(r.path).resolve() in dirty:
-            r.changed = False
-            r.new_bytes = None
-            r.skipped = "uncommitted changes (commit or stash them, or pass --allow-dirty)"
+    failed = any(r.failed for r in results)  # mcp-migrate itself failed on a file: never a silent exit 0
+    if mode == "check":  # actionable findings only; advisories too with --strict
+        return 1 if failed or any(report.actionable(f, run.strict) for r in results for f in r.findings) else 0
+    return 1 if failed else 0
 
 
 def _emit(results: list[FileResult], mode: str, skipped: list[tuple[str, str]], fmt: Format,
@@ -152,7 +192,8 @@ def _emit(results: list[FileResult], mode: str, skipped: list[tuple[str, str]], 
 def fix_command(
     paths: PathsArg,
     diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs and write nothing.")] = False,
-    allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Rewrite files with uncommitted changes.")] = False,
+    allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Rewrite even with uncommitted changes.")] = False,
+    allow_no_vcs: Annotated[bool, typer.Option("--allow-no-vcs", help="Rewrite files outside a git checkout.")] = False,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     safe_only: SafeOpt = False,
@@ -161,11 +202,11 @@ def fix_command(
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
+    markers: MarkersOpt = Markers.action,
 ) -> None:
     """Rewrite files in place (the default command: `mcp-migrate PATH`)."""
-    code = _execute("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline,
-                    allow_dirty)
-    raise typer.Exit(code)
+    raise typer.Exit(_execute(Run("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt,
+                                  output, baseline, allow_dirty, allow_no_vcs, markers)))
 
 
 @app.command("check")
@@ -179,9 +220,11 @@ def check_command(
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on advisories too.")] = False,
 ) -> None:
-    """Report only, write nothing: exit 0 clean, 1 findings, 2 nothing readable."""
-    raise typer.Exit(_execute("check", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline))
+    """Report only, write nothing: exit 0 clean, 1 actionable findings, 2 nothing readable."""
+    raise typer.Exit(_execute(Run("check", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline,
+                                  strict=strict)))
 
 
 @app.command("rules")
@@ -189,11 +232,27 @@ def rules_command() -> None:
     """List the rule catalogue (ID, slug, kind, fix safety)."""
     for meta in catalogue().values():
         typer.echo(f"{meta.id}  {meta.slug:40} {meta.kind!s:9} {meta.safety!s:12} {meta.summary}")
+    for rule_id, (slug, klass, _) in PLANNED.items():
+        typer.echo(f"{rule_id}  {slug:40} {'planned':9} {klass:12} not implemented yet")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        typer.echo(f"mcp-eras {metadata.version('mcp-eras')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version.")] = False,
+          ) -> None:
+    """Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer). `mcp-migrate PATH` is `mcp-migrate fix PATH`."""
 
 
 def route(argv: list[str]) -> list[str]:
     """Insert the implicit ``fix`` command in front of a bare path."""
-    if argv and argv[0] not in COMMANDS and argv[0] not in ("--help", "-h"):
+    if argv and argv[0] not in COMMANDS and argv[0] not in ("--help", "-h", "--version", "--install-completion", "--show-completion"):
         return ["fix", *argv]
     return argv
 

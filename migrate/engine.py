@@ -22,11 +22,12 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from migrate.compat import compiles, lowered
 from migrate.index import ProjectIndex, index_file, module_name
 from migrate.model import FileResult, Finding
 from migrate.resolve import ImportTable, statement_lines
 from migrate.rules import all_rules
-from migrate.rules.base import Combined, FileContext, RuleTransformer, ignore_table
+from migrate.rules.base import MARKER_PREFIX, Combined, FileContext, RuleTransformer, ignore_table
 from migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
@@ -37,6 +38,7 @@ class Options:
     rules: tuple[str, ...]
     safe_only: bool = False
     keep_texts: bool = True  # keep original/new text for diffs (fix mode only needs the bytes)
+    markers: str = "all"  # source markers: "all", "action" (not for advisories) or "none"
 
 
 @dataclass
@@ -82,6 +84,7 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
                      module: str | None = None) -> tuple[str, list[Finding], str | None]:
     """Apply the selected Python rules to ``code``. Returns (new code, findings, failure)."""
     findings: list[Finding] = []
+    index.finalize()
     if "mcp" not in code and "MCP" not in code and path not in index.site_paths:
         # nothing that could name the SDK: no libcst parse, only the (fast) syntax check
         try:
@@ -101,10 +104,15 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
                       frozenset(selected), wrapper)
+    ctx.markers = options.markers
     try:
         ctx.stmt_lines = statement_lines(code)
     except (SyntaxError, ValueError, RecursionError):
-        ctx.stmt_lines = None  # libcst accepted what the stdlib parser rejects: use libcst positions
+        try:  # newer syntax than this interpreter: the lowered text keeps every statement's lines
+            low = lowered(code)
+            ctx.stmt_lines = statement_lines(low) if low is not None else None
+        except (SyntaxError, ValueError, RecursionError):
+            ctx.stmt_lines = None  # libcst accepted what the stdlib parser rejects: use libcst positions
     guard = guard_reason(ctx.table(), code)
     if guard:
         rule, reason = guard
@@ -120,15 +128,17 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
             findings.clear()
             ctx = FileContext(path, modname, code, index, options.safe_only, findings, ignore_table(code),
                               frozenset(selected), wrapper)
+            ctx.markers = options.markers
             new_tree = wrapper.module.visit(Combined([rule(ctx) for rule in wanted]))
     except Exception as exc:  # noqa: BLE001 - any rule failure leaves the file untouched
         return code, findings, f"transform failed: {type(exc).__name__}: {exc}"
     current = new_tree.code
     if current != code:
-        try:  # libcst generated it, so compile() is the check that matters: it must still be Python
-            compile(current, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            return code, findings, f"output would not compile ({exc}); left untouched"
+        # libcst generated it, so compile() is the check that matters: it must still be Python.
+        # Syntax newer than this interpreter is lowered first (migrate.compat), never a crash.
+        reason = compiles(current, path)
+        if reason is not None:
+            return code, findings, f"output would not compile ({reason}); left untouched"
     return current, findings, None
 
 
@@ -180,6 +190,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         data = Path(job.path).read_bytes()
     except OSError as exc:
         result.skipped = f"unreadable: {exc.strerror or exc}"
+        result.failed = job.kind == "python"
         return result
     try:
         decoded = decode(data) if job.kind == "python" else Decoded(data.decode("utf-8"), "utf-8", False)
@@ -187,6 +198,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
             raise ValueError("binary file")
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         result.skipped = f"undecodable: {exc}"
+        result.failed = job.kind == "python"
         return result
     except ValueError as exc:
         result.skipped = str(exc)
@@ -195,16 +207,28 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         if "mcp" in decoded.text:
             result.skipped = "notebook: out of scope for mcp-migrate, port its cells by hand"
         return result
-    if job.kind == "python":
-        new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index, job.module)
-    else:
-        new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
-                                                    job.imports)
+    indexed = shared.index.failures.get(job.path)
+    if indexed is not None:
+        result.skipped = f"project index failed: {indexed}"
+        result.failed = True
+        return result
+    try:
+        if job.kind == "python":
+            new, findings, failure = transform_python(job.path, decoded.text, shared.options, shared.index,
+                                                      job.module)
+        else:
+            new, findings, failure = transform_manifest(job.path, job.kind, decoded.text, shared.options,
+                                                        job.imports)
+    except Exception as exc:  # noqa: BLE001 - resolver/guard/any failure skips this file only
+        result.skipped = f"transform failed: {type(exc).__name__}: {exc}"
+        result.failed = True
+        return result
     result.findings = findings
     if failure:
         result.skipped = failure
+        result.failed = job.kind == "python" and not failure.startswith(("does not parse", "binary"))
         return result
-    result.markers = sum(1 for f in findings if f.status in ("review", "manual"))
+    result.markers = new.count(MARKER_PREFIX) - decoded.text.count(MARKER_PREFIX)
     if new != decoded.text:
         result.changed = True
         if shared.options.keep_texts:
@@ -231,7 +255,10 @@ def build_index(files: Iterable[tuple[Path, str]]) -> tuple[ProjectIndex, dict[P
             code = decode(data).text
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
             continue
-        index_file(index, path, code)
+        try:
+            index_file(index, path, code)
+        except Exception as exc:  # noqa: BLE001 - one file's index failure skips that file only
+            index.failures[str(path)] = f"{type(exc).__name__}: {exc}"
         mine = imports.setdefault(path.absolute(), set())
         for line in code.splitlines():
             stripped = line.lstrip()
@@ -253,6 +280,7 @@ def imports_below(folder: Path, imports: dict[Path, set[str]]) -> frozenset[str]
 def run(files: list[tuple[Path, str]], options: Options, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None) -> list[FileResult]:
     index, imports, modules = build_index(files)
+    index.finalize()  # once, before the index is shipped to the workers
     shared = Shared(options, index)
     work = [
         Job(str(path), kind, modules.get(str(path), path.stem),
@@ -286,6 +314,7 @@ def write_results(results: list[FileResult]) -> list[FileResult]:
                 Path(result.path).write_bytes(result.new_bytes)
             except OSError as exc:
                 result.skipped = f"could not write: {exc.strerror or exc}"
+                result.failed = True
                 result.changed = False
                 failed.append(result)
     return failed

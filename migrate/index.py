@@ -12,6 +12,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from migrate.compat import lowered
+
 SERVER_CLASSES = frozenset(
     {
         "mcp.server.fastmcp.FastMCP",
@@ -73,17 +75,84 @@ class StartSite:
     ordinal: int = 0  # n-th call of ``receiver.method`` in this file
     scope: str = ""
     simple_transport: bool = True  # a dynamic transport given as a plain name/attribute (safe to repeat)
+    ignored: bool = False  # an inline ``# mcp-migrate: ignore[...]`` covers it: nothing may move there
 
 
 @dataclass
 class ProjectIndex:
     # "<key>@<path>" -> constructor: scripts outside packages share module names (many server.py)
     servers: dict[str, ServerCtor] = field(default_factory=dict)
+    # as collected: keys are what the receiver resolved to in its own file (an import, a factory
+    # call ``pkg.f()``, a re-export); ``finalize()`` follows them to the constructor's key
+    raw_sites: list[StartSite] = field(default_factory=list)
+    factories: dict[str, str] = field(default_factory=dict)  # function qualname -> what it returns
+    aliases: dict[str, str] = field(default_factory=dict)  # module-level name -> what it is bound to
+    settings_writes: list[tuple[str, str, str, str, int, bool]] = field(default_factory=list)
+    tables: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> module-level bindings
+    assigned: dict[str, set[str]] = field(default_factory=dict)  # path -> names assigned at module level
+    failures: dict[str, str] = field(default_factory=dict)  # path -> why indexing it raised
     sites: dict[str, list[StartSite]] = field(default_factory=dict)
-    factories: dict[str, str] = field(default_factory=dict)  # function qualname -> server key it returns
+    _final: int = -1
 
     def add_server(self, ctor: ServerCtor) -> None:
         self.servers[f"{ctor.key}@{ctor.path}"] = ctor
+
+    def _size(self) -> int:
+        return len(self.servers) + len(self.raw_sites) + len(self.settings_writes) + len(self.aliases)
+
+    def canonical(self, name: str) -> str:
+        """Follow re-exports, module-level aliases and factory calls (``pkg.create()``) from
+        ``name`` to what it is bound to in the module that defines it (a server key when it is one)."""
+        keys = self._by_key()
+        for _ in range(32):
+            if name in keys:
+                return name
+            if name.endswith("()"):
+                target = self.factories.get(self.canonical(name[:-2]))
+                if target is None:
+                    return name
+                name = target
+                continue
+            if name in self.aliases:
+                name = self.aliases[name]
+                continue
+            parts = name.split(".")
+            for cut in range(len(parts) - 1, 0, -1):
+                head = ".".join(parts[:cut])
+                if head in self.aliases:
+                    name = ".".join([self.aliases[head], *parts[cut:]])
+                    break
+            else:
+                return self._namespace_key(name, keys)
+        return name
+
+    def _namespace_key(self, name: str, keys: dict[str, list[ServerCtor]]) -> str:
+        """``pkg.server.mcp`` for a server indexed as ``server.mcp``: a directory without
+        ``__init__.py`` (a namespace package, or a script folder on sys.path) names its modules
+        without the folder; the only key that is a dotted suffix of ``name`` is the one meant."""
+        found = [key for key in keys if name.endswith("." + key)
+                 and any(Path(c.path).with_suffix("").as_posix().endswith(name.rsplit(".", 1)[0].replace(".", "/"))
+                         for c in keys[key])]
+        return found[0] if len(found) == 1 else name
+
+    def is_server(self, name: str) -> bool:
+        return self.canonical(name) in self._by_key()
+
+    def finalize(self) -> None:
+        """Resolve every start site and settings write to its constructor (after all files)."""
+        if self._final == self._size():
+            return
+        self.sites = {}
+        for site in self.raw_sites:
+            site.key = self.canonical(site.key)
+            self.sites.setdefault(site.key, []).append(site)
+        for key, path, attr, source, line, literal in self.settings_writes:
+            ctor = self.ctor_for(self.canonical(key), path)
+            if ctor is not None:
+                ctor.settings[attr] = source
+                ctor.settings_lines[attr] = line
+                ctor.literal[attr] = literal and ctor.literal.get(attr, True)
+        self._final = self._size()
 
     def ctor_for(self, key: str, path: str) -> ServerCtor | None:
         """The constructor a name resolved to ``key`` in file ``path`` refers to: the one in the same
@@ -94,9 +163,6 @@ class ProjectIndex:
             if found:
                 return found[0]
         return candidates[0] if len(candidates) == 1 else None
-
-    def has_key(self, key: str) -> bool:
-        return any(c.key == key for c in self.servers.values())
 
     def _by_key(self) -> dict[str, list[ServerCtor]]:
         """Constructors grouped by key (phase 2 reads a finished index, so this is computed once)."""
@@ -113,6 +179,7 @@ class ProjectIndex:
         return {site.path for sites in self.sites.values() for site in sites}
 
     def sites_for(self, ctor: ServerCtor) -> list[StartSite]:
+        self.finalize()
         return [s for s in self.sites.get(ctor.key, []) if self.ctor_for(s.key, s.path) is ctor]
 
     def server_named(self, path: str, var: str, ordinal: int) -> ServerCtor | None:
@@ -122,6 +189,7 @@ class ProjectIndex:
         return None
 
     def site_named(self, path: str, receiver: str, method: str, ordinal: int) -> StartSite | None:
+        self.finalize()
         for sites in self.sites.values():
             for site in sites:
                 if (site.path, site.receiver, site.method, site.ordinal) == (path, receiver, method, ordinal):
@@ -168,6 +236,9 @@ class _Collector(ast.NodeVisitor):
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call) and not node.args and not node.keywords:  # factory() / app.create()
+            base = self.resolve(node.func)
+            return f"{base}()" if base else None
         return None
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -179,15 +250,7 @@ class _Collector(ast.NodeVisitor):
                 self._bind(head, head)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.level:
-            if self.is_package:
-                base_parts = self.module.split(".")
-                base_parts = base_parts[: len(base_parts) - (node.level - 1)] if node.level > 1 else base_parts
-            else:
-                base_parts = self.module.split(".")[: -node.level]
-            module = ".".join([*base_parts, node.module] if node.module else base_parts)
-        else:
-            module = node.module or ""
+        module = absolute_module(self.module, self.is_package, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -202,11 +265,10 @@ class _Collector(ast.NodeVisitor):
         prefix = self.scopes[-1][0] + ".<locals>." if self.scopes else ""
         self.scopes.append((prefix + node.name, {}))
         self.generic_visit(node)
-        for stmt in ast.walk(node):
-            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name):
-                key = self.resolve(stmt.value)
-                if key and self.index.has_key(key):
-                    self.index.factories[f"{self.module}.{prefix}{node.name}"] = key
+        for value in _returns(node):
+            key = self.resolve(value)
+            if key:
+                self.index.factories.setdefault(f"{self.module}.{prefix}{node.name}", key)
         self.scopes.pop()
         if not prefix:
             self._bind(node.name, f"{self.module}.{node.name}")
@@ -218,8 +280,16 @@ class _Collector(ast.NodeVisitor):
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.generic_visit(node)
+        if not self.scopes and isinstance(node.target, ast.Name):
+            self.index.assigned.setdefault(self.path, set()).add(node.target.id)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        if not self.scopes:
+            self.index.assigned.setdefault(self.path, set()).update(
+                t.id for t in node.targets if isinstance(t, ast.Name))
         if len(node.targets) != 1:
             return
         target = node.targets[0]
@@ -234,8 +304,15 @@ class _Collector(ast.NodeVisitor):
                         ctor.literal[kw.arg] = _is_literal(kw.value)
                 self.index.add_server(ctor)
                 self._bind(target.id, key)
-            elif self.resolve(node.value.func) in self.index.factories:
-                self._bind(target.id, self.index.factories[self.resolve(node.value.func) or ""])
+            else:
+                called = self.resolve(node.value.func)
+                if called:  # possibly a factory: followed after all files are indexed
+                    self._bind(target.id, f"{called}()")
+            return
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Name | ast.Attribute):
+            value = self.resolve(node.value)
+            if value:
+                self._bind(target.id, value)
             return
         # <server>.settings.<field> = value
         if (
@@ -245,12 +322,10 @@ class _Collector(ast.NodeVisitor):
             and target.attr in TRANSPORT_KWARGS
         ):
             key = self.resolve(target.value.value)
-            ctor = self.index.ctor_for(key, self.path) if key else None
-            if ctor is not None:
+            if key:
                 source = ast.get_source_segment(self.code, node.value) or ast.unparse(node.value)
-                ctor.settings[target.attr] = source
-                ctor.settings_lines[target.attr] = node.lineno
-                ctor.literal[target.attr] = _is_literal(node.value) and ctor.literal.get(target.attr, True)
+                self.index.settings_writes.append((key, self.path, target.attr, source, node.lineno,
+                                                   _is_literal(node.value)))
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -276,9 +351,33 @@ class _Collector(ast.NodeVisitor):
                 simple = isinstance(arg, ast.Name | ast.Attribute)
         receiver = ast.unparse(func.value)
         ordinal = self._next("site", receiver, func.attr)
-        self.index.sites.setdefault(key, []).append(
-            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope, simple)
+        lines = self.code.splitlines()[max(node.lineno - 2, 0): node.end_lineno or node.lineno]
+        self.index.raw_sites.append(
+            StartSite(key, self.path, node.lineno, func.attr, transport, receiver, ordinal, self.scope, simple,
+                      any("mcp-migrate: ignore" in line for line in lines))
         )
+
+
+def _returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """Values returned by ``node`` itself (not by functions or classes nested in it)."""
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Return) and current.value is not None:
+            found.append(current.value)
+        elif not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def absolute_module(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The module a (possibly relative) ``from <name> import`` in ``module`` refers to."""
+    if not level:
+        return name or ""
+    parts = module.split(".")
+    base = parts[: len(parts) - (level - 1)] if is_package else parts[:-level]
+    return ".".join([*base, name] if name else base)
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -289,7 +388,7 @@ def _is_literal(node: ast.expr) -> bool:
     return True
 
 
-INDEX_TRIGGERS = ("FastMCP", ".run(", "_app(", "run_sse_async", "run_streamable_http_async", ".settings.")
+INDEX_TRIGGERS = ("mcp", "MCP", ".run(", "_app(", "run_sse_async", "run_streamable_http_async", ".settings.")
 
 
 def index_file(index: ProjectIndex, path: Path, code: str) -> None:
@@ -298,6 +397,14 @@ def index_file(index: ProjectIndex, path: Path, code: str) -> None:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
-        return
+        low = lowered(code)  # syntax newer than this interpreter (same lines); else the file does not parse
+        if low is None:
+            return
+        tree = ast.parse(low)
+        code = low
     collector = _Collector(index, str(path), module_name(path.absolute()), path.name == "__init__.py", code)
     collector.visit(tree)
+    index.tables[str(path)] = collector.names
+    for local, target in collector.names.items():
+        if target != f"{collector.module}.{local}":
+            index.aliases.setdefault(f"{collector.module}.{local}", target)

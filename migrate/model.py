@@ -33,13 +33,6 @@ class RuleMeta:
     summary: str
     anchor: str = ""  # fragment of the migration guide, without '#'
 
-    def __post_init__(self) -> None:
-        from migrate.catalogue import CATALOGUE
-
-        entry = CATALOGUE.get(self.id)
-        if entry is not None and not self.anchor:
-            object.__setattr__(self, "anchor", entry[2])
-
     @property
     def severity(self) -> str:
         """SARIF-style level: required rules are errors, the rest warnings/notes."""
@@ -78,5 +71,6 @@ class FileResult:
     original_text: str | None = None
     findings: list[Finding] = field(default_factory=list)
     skipped: str | None = None  # reason the file was left untouched
+    failed: bool = False  # skipped because mcp-migrate itself failed on it (sets the exit code)
     markers: int = 0
     new_bytes: bytes | None = None

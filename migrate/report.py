@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate import __version__
-from migrate.model import FileResult, Finding
+from migrate.model import FileResult, Finding, Kind
 from migrate.rules import catalogue
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
@@ -18,6 +18,31 @@ SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def all_findings(results: list[FileResult]) -> list[Finding]:
     return [f for r in results for f in r.findings]
+
+
+def actionable(finding: Finding, strict: bool = False) -> bool:
+    """A finding the user must act on: an edit (made or pending) or an open item of a required or
+    optional rule; advisories only with ``strict``. Guard notes (status ``skipped``) never."""
+    if finding.status not in ("fixed", "review", "manual"):
+        return False
+    meta = catalogue().get(finding.rule)
+    return strict or meta is None or meta.kind is not Kind.ADVISORY
+
+
+def tally(results: list[FileResult]) -> list[str]:
+    """One line per rule: how many sites, by status (advisories say so)."""
+    rules = catalogue()
+    by_rule: dict[str, Counter[str]] = {}
+    for f in all_findings(results):
+        by_rule.setdefault(f.rule, Counter())[f.status] += 1
+    lines = []
+    for rule_id in sorted(by_rule):
+        counts = by_rule[rule_id]
+        meta = rules.get(rule_id)
+        detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        advisory = " advisory" if meta is not None and meta.kind is Kind.ADVISORY else ""
+        lines.append(f"  {rule_id} {meta.slug if meta else '':<38} {sum(counts.values()):>5}  ({detail}){advisory}")
+    return lines
 
 
 def summary(results: list[FileResult], mode: str) -> dict[str, Any]:
@@ -30,6 +55,8 @@ def summary(results: list[FileResult], mode: str) -> dict[str, Any]:
         "open_items": sum(1 for f in findings if f.status in ("review", "manual")),
         "fixed": sum(1 for f in findings if f.status in ("fixed", "review")),
         "files_skipped": sum(1 for r in results if r.skipped),
+        "files_failed": sum(1 for r in results if r.failed),
+        "actionable": sum(1 for f in findings if actionable(f)),
         "by_rule": dict(sorted(Counter(f.rule for f in findings).items())),
     }
 
@@ -45,7 +72,7 @@ def to_json(results: list[FileResult], mode: str, extra_skipped: list[tuple[str,
             for r in results
             if r.changed or r.skipped or r.findings
         ],
-        "skipped": [{"path": r.path, "reason": r.skipped} for r in results if r.skipped]
+        "skipped": [{"path": r.path, "reason": r.skipped, "error": r.failed} for r in results if r.skipped]
         + [{"path": p, "reason": why} for p, why in extra_skipped],
         "findings": [f.to_json() for f in all_findings(results)],
     }
@@ -136,6 +163,10 @@ def to_text(results: list[FileResult], mode: str, extra_skipped: list[tuple[str,
     )
     for path, why in skipped:
         lines.append(f"  skipped {path}: {why}")
+    rows = tally(results)
+    if rows:
+        lines.append("By rule:")
+        lines.extend(rows)
     return "\n".join(lines) + "\n"
 
 

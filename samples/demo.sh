@@ -1,33 +1,88 @@
 #!/usr/bin/env bash
-# The main job, end to end on a fresh machine: build the environments, start mcp-bridge in front of
-# the bundled legacy (mcp 1.29, 2025-11-25) sample servers, and call them with a 2026-07-28 client
-# (mcp 2.3.0, mode="2026-07-28", no fallback) through the bridge. Everything prints to the terminal.
+# The main job, end to end: start mcp-bridge in front of the bundled legacy (mcp 1.29, 2025-11-25)
+# sample servers and call them with a 2026-07-28 client (mcp 2.3.0, mode="2026-07-28", no fallback)
+# through the bridge. Each scenario prints as soon as it finishes; long lines are folded.
+#
+# Environments: reuses .venv (made by .ci/bootstrap.sh) when it is there; otherwise builds
+# .venvs/demo with only what the demo needs (the project and mcp 2.3.0, no test tools) and
+# .venvs/mcp1 (mcp 1.29.0, the legacy peer). First run: about a minute of pip; then well under 60 s.
+#
+#   MCP_ERAS_DEMO_PORT=8765   the bridge's port (checked first: the demo stops if it is taken)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash .ci/bootstrap.sh
-PY=.venv/bin/python
-export PYTHONWARNINGS=ignore  # mcp 1.x prints pydantic-settings warnings on every start
-LEGACY=.venvs/mcp1/bin/python
+export PYTHONUNBUFFERED=1          # every line as it happens, also through the pipes below
+export PYTHONWARNINGS=ignore       # mcp 1.x prints pydantic-settings warnings on every start
 PORT="${MCP_ERAS_DEMO_PORT:-8765}"
 URL="http://127.0.0.1:$PORT/mcp"
+WIDTH="$(( ${COLUMNS:-$(tput cols 2>/dev/null || echo 100)} - 2 ))"
+START=$SECONDS
+
+say() { printf '\n== %s (%ss)\n' "$*" "$((SECONDS - START))"; }
+fold_lines() { fold -s -w "$WIDTH"; }
+
+# 1. The port, before anything slow.
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+    echo "demo: port $PORT on 127.0.0.1 is already in use; free it or run with MCP_ERAS_DEMO_PORT=<another port>" >&2
+    exit 1
+fi
+
+# 2. Environments: only what the demo needs.
+PYTHON="${PYTHON:-python3}"
+if [ -x .venv/bin/mcp-eras ] && .venv/bin/mcp-eras --version >/dev/null 2>&1 && .venv/bin/python -c "import mcp" 2>/dev/null; then
+    PY=.venv/bin/python
+else
+    PY=.venvs/demo/bin/python
+    stamp="$(sha256sum pyproject.toml | cut -c1-16)"
+    if [ ! -x "$PY" ] || [ "$(cat .venvs/demo/.stamp 2>/dev/null)" != "$stamp" ]; then
+        say "installing the project and mcp 2.3.0 into .venvs/demo (first run only)"
+        "$PYTHON" -m venv .venvs/demo
+        "$PY" -m pip install --disable-pip-version-check --progress-bar off -q -e ".[demo]" 2>&1 | fold_lines
+        echo "$stamp" >.venvs/demo/.stamp
+    fi
+fi
+LEGACY=.venvs/mcp1/bin/python
+LEGACY_MCP="${MCP_ERAS_LEGACY_MCP:-mcp==1.29.0}"
+if [ ! -x "$LEGACY" ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" != "$LEGACY_MCP" ]; then
+    say "installing $LEGACY_MCP into .venvs/mcp1, the legacy peer (first run only)"
+    "$PYTHON" -m venv .venvs/mcp1
+    "$LEGACY" -m pip install --disable-pip-version-check --progress-bar off -q "$LEGACY_MCP" 2>&1 | fold_lines
+    echo "$LEGACY_MCP" >.venvs/mcp1/.stamp
+fi
+
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-echo "== 1. A 2026 client straight at the legacy server fails (the spec's own matrix) =="
-$PY samples/clients/modern_client.py --scenario basic -- "$LEGACY" samples/legacy/everything_server.py 2>/dev/null \
-    || echo "   -> as expected: a 2025-only server cannot serve a 2026-07-28 client"
+client() { "$PY" -u samples/clients/modern_client.py "$@" 2>&1 | fold_lines; }
 
-echo
-echo "== 2. mcp-bridge on $URL, upstream: the legacy everything server as a stdio child =="
-$PY -m bridge serve --listen "127.0.0.1:$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
+say "1. A 2026 client straight at the legacy server fails (the spec's own matrix)"
+if "$PY" -u samples/clients/modern_client.py --scenario basic -- "$LEGACY" samples/legacy/everything_server.py >/dev/null 2>&1; then
+    echo "   unexpected: it worked"
+else
+    echo "   -> as expected: a 2025-only server cannot serve a 2026-07-28 client"
+fi
+
+say "2. mcp-bridge on $URL, upstream: the legacy everything server as a stdio child"
+"$PY" -u -m bridge serve --port "$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
 pids+=($!)
-for _ in $(seq 100); do $PY -c "import socket,sys; socket.create_connection(('127.0.0.1',$PORT),0.2)" 2>/dev/null && break; sleep 0.1; done
-$PY samples/clients/modern_client.py "$URL" --scenario basic --scenario progress --scenario logging --scenario subscriptions --scenario errors
-kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
+for _ in $(seq 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
+    kill -0 "${pids[0]}" 2>/dev/null || { echo "demo: the bridge did not start" >&2; exit 1; }
+    sleep 0.1
+done
+"$PY" - "$PORT" <<'EOF'
+import json, sys, urllib.request
+health = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/healthz", timeout=30))
+up = health.get("upstream") or {}
+print(f"   the bridge detected the upstream's era: {up.get('era')} ({up.get('probed') or 'stdio'}); /healthz says {health['status']}")
+EOF
+for scenario in basic progress logging subscriptions errors; do
+    say "2.$scenario through the bridge"
+    client "$URL" --scenario "$scenario"
+done
+kill -INT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 
-echo
-echo "== 3. Elicitation, sampling and roots: a legacy server asks mid-call, the 2026 client answers input_required rounds =="
-$PY samples/clients/modern_client.py --scenario mrtr -- $PY -m bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
-echo
-echo "demo finished: every call above went 2026-07-28 client -> mcp-bridge -> 2025-era server."
+say "3. Elicitation, sampling and roots: a legacy server asks mid-call, the 2026 client answers input_required rounds"
+client --scenario mrtr -- "$PY" -m bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
+
+say "demo finished: every call above went 2026-07-28 client -> mcp-bridge -> 2025-era server"

@@ -187,3 +187,17 @@ def stderr_logging() -> None:
 
 def samples_dir() -> Path:
     return Path(__file__).resolve().parent
+
+
+def stdio_or_http_args(description: str, argv: list[str] | None = None) -> tuple[str, str, int | None]:
+    """``[stdio] | http --port N [--host H]`` for the tasks samples: (transport, host, port)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
+    parser.add_argument("--port", type=int, help="TCP port (http)")
+    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    args = parser.parse_args(argv)
+    if args.transport == "http" and args.port is None:
+        parser.error("http needs --port")
+    return args.transport, args.host, args.port

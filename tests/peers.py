@@ -25,6 +25,22 @@ def legacy_python() -> str:
     return path
 
 
+def tasks_peer_python() -> str:
+    """Interpreter of the 2026 tasks-extension peer environment (FastMCP 4 + fastmcp-tasks, built by .ci/bootstrap.sh)."""
+    path = os.environ.get("MCP_ERAS_TASKS_PYTHON") or str(ROOT / ".venvs" / "fastmcp" / "bin" / "python")
+    if not Path(path).exists():
+        raise RuntimeError(f"tasks peer environment missing at {path}: run `bash .ci/bootstrap.sh`")
+    return path
+
+
+def server_everything() -> list[str]:
+    """npm @modelcontextprotocol/server-everything (2025-era, TypeScript SDK), installed by .ci/bootstrap.sh."""
+    path = ROOT / ".venvs" / "npm" / "node_modules" / ".bin" / "mcp-server-everything"
+    if not path.exists():
+        raise RuntimeError(f"server-everything missing at {path}: run `bash .ci/bootstrap.sh` (needs npm)")
+    return [str(path)]
+
+
 def bridge_cmd() -> list[str]:
     return [MODERN_PYTHON, "-m", "bridge"]
 

@@ -36,6 +36,18 @@ def _validator(era: str, definition: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]})
 
 
+@cache
+def _ext_tasks_validator(definition: str) -> jsonschema.Draft202012Validator:
+    core = json.loads((SPEC / MODERN / "schema.json").read_text())["$defs"]
+    ext = json.loads((SPEC / "ext-tasks" / "schema.json").read_text())["$defs"]
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": {**core, **ext}})
+
+
+def ext_tasks(definition: str, instance: Any) -> None:
+    """Validate against the 2026-07-28 tasks extension schema (ext-tasks/schema.json over the core schema)."""
+    _ext_tasks_validator(definition).validate(instance)
+
+
 def valid(era: str, definition: str, instance: Any) -> None:
     """Raise jsonschema.ValidationError unless ``instance`` is a valid ``definition`` of ``era``."""
     _validator(era, definition).validate(instance)

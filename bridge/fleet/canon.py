@@ -38,20 +38,20 @@ async def call(up: Upstream, method: str, params: dict[str, Any] | None = None, 
     return await up.call(request(method, params), ctx or CallContext(), discard)
 
 
-async def result(up: Upstream, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    response = await call(up, method, params)
+async def result(up: Upstream, method: str, params: dict[str, Any] | None = None, ctx: CallContext | None = None) -> dict[str, Any]:
+    response = await call(up, method, params, ctx)
     if "error" in response:
         raise CallFailed(method, response["error"])
     res = response.get("result")
     return res if isinstance(res, dict) else {}
 
 
-async def list_all(up: Upstream, method: str, key: str) -> list[dict[str, Any]]:
+async def list_all(up: Upstream, method: str, key: str, ctx: CallContext | None = None) -> list[dict[str, Any]]:
     """Every item of a paginated list method."""
     items: list[dict[str, Any]] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        res = await result(up, method, {"cursor": cursor} if cursor else None)
+        res = await result(up, method, {"cursor": cursor} if cursor else None, ctx)
         items.extend(x for x in res.get(key, []) if isinstance(x, dict))
         cursor = res.get("nextCursor")
         if not cursor:

@@ -1,4 +1,5 @@
-"""Fleet subcommands (probe, verify, reload) registered on the main typer app."""
+"""Fleet subcommands (probe, verify, reload): a typer sub-app that ``bridge.cli`` adds to ``mcp-bridge``
+(no import of ``bridge.cli`` here: shared conventions live in ``bridge.clikit``)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from typing import Annotated
 
 import typer
 
-from bridge.cli import ERA_CHOICES, _setup_logging, app
+from bridge import clikit
+from bridge.clikit import ERA_CHOICES, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt
 from bridge.config import Settings
 
+app = typer.Typer(context_settings=clikit.CONTEXT_SETTINGS)
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"mcp-bridge: {message}", err=True)
-    return typer.Exit(code)
+
+def _fail(message: str, code: int = 2) -> clikit.CliError:
+    return clikit.CliError(message, code)
 
 
 @app.command()
@@ -30,14 +33,17 @@ def probe(
     expect_era: Annotated[str | None, typer.Option(help="Exit 1 unless every server speaks this era.")] = None,
     fail_on_untranslatable: Annotated[bool, typer.Option(help="Exit 1 when a server uses an untranslatable feature.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
-    log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "error",
+    log_level: LogLevelOpt = "error",
+    log_format: LogFormatOpt = None,
+    debug: DebugOpt = False,
+    version: VersionOpt = False,
 ) -> None:
     """Which era each server speaks, what it offers, and what the bridge must translate. Exit 1 if any fails."""
     from bridge.fleet import config as fc
     from bridge.fleet.probe import ProbeJob, exit_code, probe_all, render_table, stderr_progress
     from bridge.fleet.verify import parse_target
 
-    _setup_logging(log_level)
+    clikit.setup_logging(log_level, log_format, debug)
     if era not in ERA_CHOICES:
         raise _fail(f"--era must be one of {', '.join(ERA_CHOICES)}")
     if bool(targets) == bool(config):
@@ -72,25 +78,43 @@ def verify(
     read_only: Annotated[bool, typer.Option(help="Also call the tools annotated readOnlyHint that need no arguments.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report on stdout.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds per call.")] = 30.0,
-    log_level: Annotated[str, typer.Option(help="debug | info | warning | error")] = "error",
+    accept: Annotated[str | None, typer.Option(help="JSON / JSON Lines file of expected differences that do not fail "
+                                                    "(section, item pattern, optional kind/old/new, reason).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing; the exit status says it (1: differences).")] = False,
+    log_level: LogLevelOpt = "error",
+    log_format: LogFormatOpt = None,
+    debug: DebugOpt = False,
+    version: VersionOpt = False,
 ) -> None:
-    """Check that NEW answers like OLD (lists, schemas, replayed calls). Exit 1 on any difference."""
+    """Check that NEW answers like OLD (lists, schemas, replayed calls). Exit 1 on any difference not in --accept."""
+    from bridge.fleet import verify_accept
     from bridge.fleet.verify import load_calls, parse_target, render_text
     from bridge.fleet.verify import verify as run_verify
 
-    _setup_logging(log_level)
+    clikit.setup_logging(log_level, log_format, debug)
     plan = None
-    if calls:
-        try:
-            plan = load_calls(calls)
-        except (OSError, ValueError) as exc:
-            raise _fail(f"--calls: {exc}") from None
+    try:
+        plan = load_calls(calls) if calls else None
+        entries = verify_accept.load(accept) if accept else []
+    except (OSError, ValueError) as exc:
+        raise _fail(f"{'--calls' if calls and plan is None else '--accept'}: {exc}") from None
     settings = Settings(request_timeout=timeout, probe_timeout=min(timeout, 10.0), connect_timeout=timeout)
     try:
         report = asyncio.run(run_verify(parse_target(old, "old"), parse_target(new, "new"), plan, read_only, settings))
     except Exception as exc:  # noqa: BLE001 - unreachable server: say so, exit 2
         raise _fail(f"verify could not run: {exc.__class__.__name__}: {exc}") from None
-    typer.echo(json.dumps(report.to_json(), indent=2) if json_out else render_text(report))
+    report.differences, accepted, unused = verify_accept.split(report.differences, entries)
+    for entry in unused:
+        typer.echo(f"mcp-bridge: warning: --accept entry matched no difference: {json.dumps(entry, sort_keys=True)}", err=True)
+    if quiet:
+        if not report.ok:
+            typer.echo(f"mcp-bridge: verify: {len(report.differences)} difference(s)", err=True)
+    elif json_out:
+        typer.echo(json.dumps({**report.to_json(), "accepted": [d.to_json() for d in accepted]}, indent=2))
+    else:
+        typer.echo(render_text(report))
+        for d in accepted:
+            typer.echo(f"accepted: {d.section} {d.item!r} ({d.kind}), listed in {accept}")
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -99,6 +123,8 @@ def reload(
     url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
     config: Annotated[str | None, typer.Option(help="Fleet config: its [bridge] listen gives the URL.")] = None,
     pid: Annotated[int | None, typer.Option(help="Send SIGHUP to this bridge process instead.")] = None,
+    debug: DebugOpt = False,
+    version: VersionOpt = False,
 ) -> None:
     """Make a running fleet bridge re-read its config (swaps only the servers that changed)."""
     if pid is not None:
@@ -121,7 +147,9 @@ def reload(
     import httpx
 
     try:
-        resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60)
+        from bridge.fleet.admin import reload_headers
+
+        resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60, headers=reload_headers(config))
     except httpx.HTTPError as exc:
         raise _fail(f"cannot reach {url}: {exc}", 1) from None
     try:
@@ -134,4 +162,20 @@ def reload(
         raise typer.Exit(1)
 
 
-__all__ = ["probe", "reload", "verify"]
+@app.command()
+def canary(
+    name: Annotated[str, typer.Argument(help="The fleet server whose canary weight changes.")],
+    weight: Annotated[float, typer.Option("--weight", help="Share of callers sent to the canary, 0..1 (0 stops it).")],
+    url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
+    config: Annotated[str | None, typer.Option(help="Fleet config: gives the URL (its listen key) and the admin token.")] = None,
+    token: Annotated[str | None, typer.Option(help="Admin token (default: $MCP_BRIDGE_ADMIN_TOKEN or the config's).")] = None,
+) -> None:
+    """Set a running fleet's canary weight (re-arms a rolled-back canary)."""
+    from bridge.fleet.admin import canary_command
+
+    code, text = canary_command(name, weight, url, config, token)
+    typer.echo(text, err=code != 0)
+    raise typer.Exit(code)
+
+
+__all__ = ["canary", "probe", "reload", "verify"]

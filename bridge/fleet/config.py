@@ -27,6 +27,7 @@ Pure: parsing and validation only; nothing is spawned or connected here.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tomllib
@@ -38,6 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bridge.config import Settings
 from bridge.eras import EraSetting
 from bridge.upstream.factory import Target
+
+log = logging.getLogger("mcp_bridge.fleet.config")
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -63,6 +66,36 @@ class Defaults(BaseModel):
     front_era: EraSetting = "auto"
     listen: str | None = None
     """HOST:PORT the fleet serves on (the `reload` command reads it; `serve --listen` wins)."""
+    allow_host: list[str] = Field(default_factory=list)
+    """Host header values accepted besides the loopback names (``*``: any); others get 421."""
+    admin_token: str | None = None
+    """Token for /admin/* and /fleet* (default: $MCP_BRIDGE_ADMIN_TOKEN, else generated at start)."""
+    admin_token_file: str | None = None
+    """Where a generated token is written, mode 0600 (default: the config path + ``.admin-token``)."""
+
+
+class CanaryConfig(BaseModel):
+    """``canary = { to = "NAME", weight = 0.1 }``: that share of callers (by principal) goes to NAME."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: str
+    weight: float = Field(0.0, ge=0.0, le=1.0)
+
+
+class RollbackConfig(BaseModel):
+    """``rollback = { max_error_rate = 0.05, min_requests = 50, max_divergence = 0.01, window = 60 }``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_error_rate: float = Field(0.05, ge=0.0, le=1.0)
+    min_requests: int = Field(50, ge=1)
+    max_divergence: float | None = Field(None, ge=0.0, le=1.0)
+    window: float = Field(60.0, gt=0)
+
+
+STAGING_KEYS = {"shadow", "shadow_tools", "shadow_ignore", "shadow_concurrency", "shadow_timeout", "canary", "rollback"}
+"""Per-server keys a reload applies in place (they never restart the server)."""
 
 
 class ServerConfig(BaseModel):
@@ -89,6 +122,16 @@ class ServerConfig(BaseModel):
     connect_timeout: float | None = Field(None, gt=0)
     era_cache_ttl: float | None = Field(None, gt=0)
     disabled: bool = False
+    shadow: str | None = None
+    """Mirror side-effect-free requests to this server in the background and compare the answers."""
+    shadow_tools: list[str] = Field(default_factory=list)
+    """Tools mirrored besides those annotated ``readOnlyHint: true``."""
+    shadow_ignore: list[str] = Field(default_factory=list)
+    """Accept list: dotted result paths (``*`` for any key or index) left out of the comparison."""
+    shadow_concurrency: int = Field(16, ge=1)
+    shadow_timeout: float = Field(10.0, gt=0)
+    canary: CanaryConfig | None = None
+    rollback: RollbackConfig | None = None
 
     @field_validator("url")
     @classmethod
@@ -143,6 +186,14 @@ class FleetConfig(BaseModel):
                 raise ValueError(f"server name {name!r} must be 1-64 of A-Z a-z 0-9 . _ - (it becomes a URL path segment)")
         return value
 
+    @model_validator(mode="after")
+    def _staging_targets(self) -> FleetConfig:
+        for name, server in self.servers.items():
+            for key, other in (("shadow", server.shadow), ("canary", server.canary.to if server.canary else None)):
+                if other is not None and (other == name or other not in self.servers or self.servers[other].disabled):
+                    raise ValueError(f"servers.{name}.{key}: {other!r} must name another enabled server")
+        return self
+
     def enabled(self) -> dict[str, ServerConfig]:
         return {name: s for name, s in self.servers.items() if not s.disabled}
 
@@ -194,7 +245,8 @@ def server_target(name: str, server: ServerConfig, environ: dict[str, str] | Non
 
 def fingerprint(defaults: Defaults, server: ServerConfig) -> str:
     """What decides whether a reload must replace a server's upstream."""
-    return json.dumps({"server": server.model_dump(), "bridge": defaults.model_dump(exclude={"listen", "drain_timeout"})},
+    return json.dumps({"server": server.model_dump(exclude=STAGING_KEYS),
+                       "bridge": defaults.model_dump(exclude={"listen", "drain_timeout", "allow_host", "admin_token", "admin_token_file"})},
                       sort_keys=True)
 
 
@@ -231,13 +283,22 @@ def parse(text: str, source: str = "<config>", fmt: Literal["toml", "json"] = "t
 
 
 def _from_json(data: Any, text: str, source: str) -> dict[str, Any]:
-    if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
-        raise ConfigError(f"{source}:1: a JSON fleet config is an object with an 'mcpServers' object")
-    extra = sorted(set(data) - {"mcpServers", "bridge"})
-    if extra:
-        line = _find_json_line(text, [extra[0]])
-        raise ConfigError(f"{source}:{line}: unknown top-level key {extra[0]!r} (expected 'mcpServers', optionally 'bridge')")
-    return {"servers": data["mcpServers"], **({"bridge": data["bridge"]} if "bridge" in data else {})}
+    """Desktop hosts' files as they are (``bridge.desktop``): their own keys are ignored with one warning each."""
+    from bridge.desktop import normalize
+
+    try:
+        out, warnings = normalize(data, set(ServerConfig.model_fields), lambda loc: _find_json_line(text, loc), source)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    for warning in warnings:
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            log.warning("%s", warning, extra={"event": "config_key_ignored"})
+    return out
+
+
+_WARNED: set[str] = set()
+"""Warnings already given (a file is read again on every reload)."""
 
 
 def _explain(exc: ValidationError, text: str, source: str, fmt: str) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 from bridge import eras, jsonrpc
 from bridge.config import Settings
 from bridge.core import CallContext, Emit, Upstream, UpstreamError
+from bridge.fleet.history import EraHistory
 from bridge.fleet.metrics import Metrics
 from bridge.jsonrpc import Message
 from bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
@@ -131,6 +132,8 @@ class ManagedUpstream(Upstream):
         self._last_reprobe = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self.history: EraHistory | None = None
+        """Where each request is also counted per minute for the dashboard (set by the fleet router)."""
 
     @property
     def era(self) -> eras.Era:  # type: ignore[override]
@@ -251,6 +254,8 @@ class ManagedUpstream(Upstream):
         self.metrics.inc("requests_total", {"server": self.name, "client_era": client_era, "upstream_era": upstream_era,
                                             "method": method, "outcome": outcome})
         self.metrics.observe("request_duration_seconds", {"server": self.name, "method": method}, elapsed)
+        if self.history is not None:
+            self.history.add(time.time(), client_era, upstream_era)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("call", extra={"event": "call", "server": self.name, "method": method, "outcome": outcome,
                                      "client_era": client_era, "upstream_era": upstream_era, "ms": round(elapsed * 1000, 1),

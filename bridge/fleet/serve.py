@@ -4,12 +4,19 @@ Routes::
 
     /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
     /servers/<name>/healthz   that server's state
-    /healthz                  every server's state (200 even when some are down: the bridge is up)
+    /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then)
+    /readyz                   200 once the config is loaded and every server made its first start attempt
     /metrics                  Prometheus text format
-    /admin/reload             POST, loopback clients only: re-read the config (as SIGHUP does)
+    /admin/reload             POST: re-read the config (as SIGHUP does)
+    /admin/canary             POST {"server": NAME, "weight": W}: set a canary's weight
+    /fleet                    the dashboard (HTML); /fleet/status and /fleet/divergences (JSON)
 
-Each server has one ``HttpFront`` (with a 2025 front when available) over one ``ManagedUpstream``
-that survives reloads (2025 clients of a 2025 Streamable HTTP server bypass both: ``passthrough``);
+Every route checks the Host header against the allow-list (loopback names and ``[bridge] allow_host``);
+/admin/* and /fleet* take loopback clients with the admin token only (``bridge.fleet.guard``).
+
+Each server has one ``HttpFront`` (with a 2025 front when available) over a ``StagedUpstream``
+(shadow, canary, rollback; ``bridge.fleet.stage``) over one ``ManagedUpstream`` that survives reloads
+(2025 clients of a 2025 Streamable HTTP server bypass them: ``passthrough``, unless the server is staged);
 a reload only replaces what changed. A server that fails to start, dies or
 hangs affects only its own route.
 """
@@ -18,11 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import signal
 import sys
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,21 +39,23 @@ from typing import Any
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bridge import eras
+from bridge.fleet import admin, guard, stage, web
 from bridge.fleet import config as fc
+from bridge.fleet.history import EraHistory
 from bridge.fleet.managed import ManagedUpstream, register_metrics
 from bridge.fleet.metrics import Metrics
 from bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from bridge.jsonrpc import INVALID_REQUEST
+from bridge.observe import fleet_health_status, fleet_readyz
 
 log = logging.getLogger("mcp_bridge.fleet")
-
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
 def legacy_front_factory() -> Any:
@@ -63,6 +74,7 @@ class Entry:
     fingerprint: str
     front: HttpFront
     upstream: ManagedUpstream
+    staged: stage.StagedUpstream
     legacy: LegacyFrontProtocol | None
     started: asyncio.Task[None] | None = None
 
@@ -74,6 +86,10 @@ class Router:
         self.path = Path(path)
         self.metrics = metrics or Metrics()
         register_metrics(self.metrics)
+        stage.register_metrics(self.metrics)
+        self.history = EraHistory()
+        self.divergences: deque[Any] = deque(maxlen=stage.DIVERGENCES_KEPT)
+        self.admin_token: str | None = None
         self.entries: dict[str, Entry] = {}
         self.config: fc.FleetConfig | None = None
         self.loaded_at: float | None = None
@@ -89,9 +105,27 @@ class Router:
         settings = fc.server_settings(cfg.bridge, server)
         target = fc.server_target(name, server, base_dir=self.path.parent)
         upstream = ManagedUpstream(name, target, settings, self.metrics, drain_timeout=cfg.bridge.drain_timeout)
-        legacy = self._legacy_cls(upstream, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
-        front = HttpFront(settings, upstream, legacy)
-        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, legacy)
+        upstream.history = self.history
+        staged = stage.StagedUpstream(name, upstream, self._peer, self.metrics, self.divergences)
+        staged.configure(stage.StageConfig.of(server))
+        legacy = self._legacy_cls(staged, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
+        front = HttpFront(settings, staged, legacy)
+        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, legacy)
+
+    def _peer(self, name: str) -> ManagedUpstream | None:
+        """Another server's upstream, for a shadow or canary (None when it is not configured now)."""
+        entry = self.entries.get(name)
+        return entry.upstream if entry is not None else None
+
+    def allowed_hosts(self) -> list[str]:
+        return list(self.config.bridge.allow_host) if self.config is not None else []
+
+    def allowed_origins(self) -> list[str]:
+        return list(self.config.bridge.allow_origin) if self.config is not None else []
+
+    @staticmethod
+    def log_event(msg: str, *args: Any, extra: dict[str, Any]) -> None:
+        log.info(msg, *args, extra=extra)
 
     def _start(self, entry: Entry) -> None:
         async def run() -> None:
@@ -112,7 +146,7 @@ class Router:
             # Resolve every target before touching anything, so a bad secret reference changes nothing.
             for name, server in wanted.items():
                 fc.server_target(name, server, base_dir=self.path.parent)
-            changes: dict[str, list[str]] = {"added": [], "replaced": [], "removed": [], "unchanged": []}
+            changes: dict[str, list[str]] = {"added": [], "replaced": [], "removed": [], "unchanged": [], "staged": []}
             for name in list(self.entries):
                 if name not in wanted:
                     entry = self.entries.pop(name)
@@ -139,7 +173,13 @@ class Router:
                     self._start(current)
                 else:
                     changes["unchanged"].append(name)
+                staged = self.entries[name].staged
+                before = staged.stage.cfg if staged.stage is not None else None
+                staged.configure(stage.StageConfig.of(server))
+                if (staged.stage.cfg if staged.stage is not None else None) != before and current is not None:
+                    changes["staged"].append(name)
             self.config = cfg
+            self.admin_token = admin.server_token(self.path, cfg.bridge, self.admin_token)
             self.loaded_at = time.time()
             return changes
 
@@ -156,6 +196,7 @@ class Router:
 
     def _close_later(self, entry: Entry) -> None:
         async def close() -> None:
+            await entry.staged.aclose()
             await entry.upstream.aclose()
             if entry.legacy is not None:
                 with contextlib.suppress(Exception):
@@ -187,9 +228,11 @@ class Router:
         return {"status": "ok", "config": str(self.path), "loaded_at": self.loaded_at, "servers": servers}
 
     def render_metrics(self) -> str:
-        up, era, restarts, parked, inflight, streams, draining, gen = [], [], [], [], [], [], [], []
+        up, era, restarts, parked, inflight, streams, draining, gen, weight = [], [], [], [], [], [], [], [], []
         for name, e in sorted(self.entries.items()):
             st = e.upstream.status()
+            if e.staged.stage is not None and e.staged.stage.cfg.canary_to is not None:
+                weight.append(({"server": name, "canary": e.staged.stage.cfg.canary_to}, e.staged.stage.weight))
             up.append(({"server": name}, 1.0 if st["state"] == "ok" else 0.0))
             if st["era"]:
                 era.append(({"server": name, "era": st["era"]}, 1.0))
@@ -208,6 +251,7 @@ class Router:
             ("listen_streams", "gauge", "Open subscriptions/listen streams.", streams),
             ("draining_generations", "gauge", "Replaced upstreams still finishing their calls.", draining),
             ("upstream_generation", "gauge", "How many times the server's upstream was (re)built.", gen),
+            ("canary_weight", "gauge", "The share of callers a canary takes now (0 after a rollback).", weight),
         ])
 
     # --- HTTP ---------------------------------------------------------------------------------------
@@ -216,9 +260,14 @@ class Router:
         entry = self.entries.get(request.path_params["name"])
         if entry is None:
             return rpc_error(404, INVALID_REQUEST, f"Not Found: no server named {request.path_params['name']!r}")
-        if not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None:
-            return await entry.front.endpoint(request)
-        return await self._same_era_or_front(entry, request)
+        token = stage.bind_session(request.headers.get("mcp-session-id"))
+        try:
+            if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
+                    or entry.staged.stage is not None):
+                return await entry.front.endpoint(request)
+            return await self._same_era_or_front(entry, request)
+        finally:
+            stage.unbind_session(token)
 
     async def _same_era_or_front(self, entry: Entry, request: Request) -> Response:
         """2025 clients of a 2025 Streamable HTTP server pass through untranslated; the rest go to the fronts."""
@@ -251,15 +300,16 @@ class Router:
         return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse(self.health())
+        body = self.health()
+        return JSONResponse(body, status_code=fleet_health_status(body, request.query_params.get("strict") in ("1", "true")))
 
     async def metrics_endpoint(self, request: Request) -> Response:
         return PlainTextResponse(self.render_metrics(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
     async def admin_reload(self, request: Request) -> Response:
-        client = request.client.host if request.client else None
-        if client not in LOOPBACK:
-            return JSONResponse({"ok": False, "error": "reload is accepted from loopback clients only"}, status_code=403)
+        denied = guard.admin_denied(request, self.admin_token, self.allowed_origins())
+        if denied is not None:
+            return denied
         result = await self.reload()
         return JSONResponse(result, status_code=200 if result["ok"] else 422)
 
@@ -276,6 +326,13 @@ def _replayed(request: Request, body: bytes) -> Request:
         return await request.receive()
 
     return Request(request.scope, receive)
+
+
+def _bound(handler: Any, router: Router) -> Any:
+    async def endpoint(request: Request) -> Response:
+        return await handler(router, request)
+
+    return endpoint
 
 
 def build_fleet_app(router: Router) -> Starlette:
@@ -296,10 +353,12 @@ def build_fleet_app(router: Router) -> Starlette:
         Route("/servers/{name}/mcp", router.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/servers/{name}/healthz", router.server_health, methods=["GET"]),
         Route("/healthz", router.healthz, methods=["GET"]),
+        Route("/readyz", functools.partial(fleet_readyz, router), methods=["GET"]),
         Route("/metrics", router.metrics_endpoint, methods=["GET"]),
         Route("/admin/reload", router.admin_reload, methods=["POST"]),
+        *(Route(path, _bound(handler, router), methods=[method]) for path, handler, method in web.ROUTES),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(guard.HostGuard, allowed=router.allowed_hosts)])
     app.state.router = router
     return app
 
@@ -332,12 +391,13 @@ def use_json_logs() -> None:
         handler.setFormatter(JsonFormatter())
 
 
-def serve_fleet(config_path: str, host: str | None = None, port: int | None = None) -> None:
+def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json") -> None:
     """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
     else 127.0.0.1:8808."""
-    import uvicorn
+    from bridge import clikit
 
-    use_json_logs()
+    if log_format == "json":
+        use_json_logs()
     try:  # fail fast, before binding, with the line-aware message
         cfg = fc.load(config_path)
         for name, server in cfg.enabled().items():
@@ -351,7 +411,10 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
     router = Router(config_path)
     app = build_fleet_app(router)
-    log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp", host, port,
-             extra={"event": "listening", "host": host, "port": port, "config": config_path})
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run()
+
+    def announce(host: str, port: int) -> None:  # after the bind succeeded
+        log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp (servers: %s)", host, port,
+                 ", ".join(sorted(cfg.enabled())) or "none",
+                 extra={"event": "listening", "host": host, "port": port, "config": config_path, "servers": sorted(cfg.enabled())})
+
+    clikit.run_asgi(app, host, port, announce)

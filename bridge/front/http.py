@@ -228,7 +228,8 @@ async def _wait_disconnect(request: Request) -> None:
 
 
 def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None,
-              extra_routes: list[Route] | None = None, lifespan: Callable[[Starlette], Any] | None = None) -> Starlette:
+              extra_routes: list[Route] | None = None, lifespan: Callable[[Starlette], Any] | None = None,
+              path: str = "/mcp") -> Starlette:
     front = HttpFront(settings, upstream, legacy)
 
     @contextlib.asynccontextmanager
@@ -244,10 +245,10 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
                 await legacy.aclose()
             await upstream.aclose()
 
-    routes = [
-        Route("/mcp", front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
-        Route("/healthz", front.healthz, methods=["GET"]),
+    routes = [  # extra routes first: they may replace /healthz
         *(extra_routes or []),
+        Route(path, front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
+        Route("/healthz", front.healthz, methods=["GET"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan or default_lifespan, middleware=[guard.guard_middleware(settings)])
     app.state.front = front

@@ -28,12 +28,21 @@ SCREENED = "mcp_bridge_screened"
 """Set in the ASGI scope's state once a request passed the guard (the endpoint does not re-check)."""
 
 
-def _host_name(value: str) -> str:
-    """``Host``/``Origin`` authority -> lower-case host name without port or IPv6 brackets."""
+def _host_name(value: str) -> str | None:
+    """``Host``/``Origin`` authority -> lower-case host name without port or IPv6 brackets; None if malformed."""
     value = value.strip().lower()
     if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        end = value.find("]")
+        if end < 0 or (value[end + 1:] and not value[end + 1:].startswith(":")):
+            return None
+        name, port = value[1:end], value[end + 2:]
+    elif value.count(":") > 1:
+        name, port = value, ""  # a bare IPv6 address
+    else:
+        name, _, port = value.partition(":")
+    if port and not port.isdigit():
+        return None
+    return name or None
 
 
 def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
@@ -44,7 +53,7 @@ def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
     if "*" in allowed:
         return True
     name = _host_name(host)
-    return name in LOOPBACK_HOSTS or name in {_host_name(a) for a in allowed}
+    return name is not None and (name in LOOPBACK_HOSTS or name in {_host_name(a) for a in allowed})
 
 
 def origin_allowed(origin: str | None, allowed: Iterable[str]) -> bool:

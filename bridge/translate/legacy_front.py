@@ -31,6 +31,7 @@ from bridge.eras import (
 )
 from bridge.jsonrpc import FrameError, Message, RequestId
 from bridge.translate import errors
+from bridge.translate.tasks_legacy_front import TASK_REQUEST_META
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -39,6 +40,7 @@ LISTEN_NOTIFICATIONS = frozenset(
         "notifications/prompts/list_changed",
         "notifications/resources/list_changed",
         "notifications/resources/updated",
+        "notifications/tasks/status",  # [tasks hook] direction B task status, to the session's GET stream
     }
 )
 REQUEST_SCOPED_NOTIFICATIONS = frozenset({"notifications/progress", "notifications/message"})
@@ -145,8 +147,8 @@ def client_declares(caps: dict[str, Any], input_request: dict[str, Any]) -> bool
             return False
         if ("tools" in params or "toolChoice" in params) and not isinstance(sampling.get("tools"), dict):
             return False
-        if params.get("includeContext") in ("thisServer", "allServers") and not isinstance(sampling.get("context"), dict):
-            return False
+        # `includeContext` is not checked: 2025-11-25 client/sampling.mdx says servers SHOULD use it only
+        # with `sampling.context` declared (a SHOULD aimed at the server); the bridge is no stricter.
         return True
     if method == "elicitation/create":
         elicitation = caps.get("elicitation")
@@ -215,7 +217,9 @@ def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
     params = msg.get("params")
     new_params: dict[str, Any] = dict(params) if isinstance(params, dict) else {}
     new_params["_meta"] = request_meta(identity, new_params.get("_meta"))
-    new_params.pop("task", None)  # the bridge does not translate client task augmentation
+    task = new_params.pop("task", None)
+    if isinstance(task, dict):  # [tasks hook] 2025 task augmentation, for the tasks layer (bridge.upstream.tasks)
+        new_params["_meta"][TASK_REQUEST_META] = task
     new_params.pop("inputResponses", None)  # 2026-only fields a legacy client has no business sending
     new_params.pop("requestState", None)
     return jsonrpc.request(msg["id"], msg["method"], new_params)

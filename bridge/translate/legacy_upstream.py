@@ -183,19 +183,14 @@ def to_modern_result(
     if method in CACHEABLE_METHODS and cacheable:
         out.setdefault("ttlMs", ttl_ms)
         out.setdefault("cacheScope", cache_scope)
-    if method == "tools/list" and isinstance(out.get("tools"), list):
-        out["tools"] = [_modern_tool(t) for t in out["tools"]]
+    # Tools pass unchanged, `execution` included: the 2026-07-28 Tool has no such field but does not
+    # forbid other members (schema.json `Tool`, no additionalProperties: false), and a 2025 client behind
+    # the canonical form must get its `execution.taskSupport` back (2025-11-25 schema `Tool.execution`).
     if server_info is not None:
         meta = dict(out["_meta"]) if isinstance(out.get("_meta"), dict) else {}
         meta[META_SERVER_INFO] = server_info
         out["_meta"] = meta
     return out
-
-
-def _modern_tool(tool: Any) -> Any:
-    if isinstance(tool, dict) and "execution" in tool:
-        tool = {k: v for k, v in tool.items() if k != "execution"}
-    return tool
 
 
 # ---------------------------------------------------------------------------------------------

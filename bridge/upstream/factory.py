@@ -197,7 +197,8 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
         # pool wait is bounded anyway: an exhausted pool must surface as an error, never as a hang.
         client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
                                                          pool=settings.connect_timeout),
-                                   limits=httpx.Limits(max_connections=None, max_keepalive_connections=256))
+                                   limits=httpx.Limits(max_connections=None, max_keepalive_connections=256,
+                                                       keepalive_expiry=settings.upstream_keepalive_expiry))
 
     def factory(ctx: CallContext) -> LegacyTransport:
         headers = dict(target.headers)

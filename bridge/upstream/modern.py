@@ -101,7 +101,8 @@ class ModernHttpUpstream(Upstream):
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
                 # Every legacy session holds one long-lived listen stream: do not cap open connections.
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=256,
+                                    keepalive_expiry=self.settings.upstream_keepalive_expiry),
             )
 
     async def aclose(self) -> None:

@@ -145,6 +145,9 @@ class ChildProcess:
                     env=self.env,
                     cwd=self.cwd,
                     limit=self.max_line_bytes,
+                    # Its own session: a terminal's Ctrl-C reaches the bridge only, which then stops
+                    # the child in order (stdin closed, SIGTERM, SIGKILL) instead of both dying noisily.
+                    start_new_session=True,
                 )
             except OSError as exc:
                 self._spawn_error = exc

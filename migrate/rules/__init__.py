@@ -1,7 +1,8 @@
 """The rule catalogue: one module per rule, named ``mcpNNN_<slug>.py``.
 
 Each module defines ``Rule``: a ``RuleTransformer`` (Python sources) or a ``ManifestRule``
-(dependency manifests) whose ``META`` carries the ID, slug, kind and fix safety.
+(dependency manifests) whose ``META`` carries the ID, slug, kind and fix safety; a module may add a
+``PythonRule`` with the same ``META`` when one rule has both halves.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ def all_rules() -> tuple[Any, ...]:
         if not info.name.startswith("mcp"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        rule = getattr(module, "Rule", None)
-        if rule is not None:
-            found.append(rule)
+        # ``Rule``, and ``PythonRule`` where one ID has a manifest half and a Python half (MCP011)
+        found.extend(rule for rule in (getattr(module, "Rule", None), getattr(module, "PythonRule", None)) if rule)
     found.sort(key=lambda r: r.META.id)
     return tuple(found)
 
@@ -54,7 +54,7 @@ def select_rules(select: list[str] | None = None, ignore: list[str] | None = Non
             on = meta.kind is not Kind.OPTIONAL
         if on and ignore and any(_matches(meta, tok) for tok in ignore):
             on = False
-        if on:
+        if on and meta.id not in chosen:
             chosen.append(meta.id)
     return chosen
 

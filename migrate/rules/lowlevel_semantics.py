@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate.rules.mcp007_lowlevel_decorators import LowlevelTracking
+from migrate.rules._lib.lowlevel import LowlevelTracking
 
 
 class LowlevelSemantics(LowlevelTracking):

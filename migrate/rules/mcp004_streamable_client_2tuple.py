@@ -25,7 +25,8 @@ CLIENTS = frozenset(
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP004", "streamable-client-2tuple", Kind.REQUIRED, Safety.REVIEW,
-                    "`streamable_http_client` yields `(read, write)`, not `(read, write, get_session_id)`")
+                    "`streamable_http_client` yields `(read, write)`, not `(read, write, get_session_id)`",
+                    "get_session_id-callback-removed-from-streamable_http_client")
     TRIGGERS = ("streamablehttp_client", "streamable_http_client")
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -1,35 +1,24 @@
 """MCP005 camel-attrs: camelCase attribute reads/writes on MCP models -> snake_case.
 
-Only receivers provably of an ``mcp.types`` model are renamed (see ``provenance``); dict keys,
-strings, keyword arguments and the project's own classes are never touched (guards G2/G3). A
+Only receivers provably of an ``mcp.types`` model are renamed (see ``provenance``), also as the
+name given to ``hasattr``/``getattr``; dict keys, other strings, keyword arguments and the
+project's own classes are never touched (guards G2/G3). A
 camelCase field read on an unproven receiver in a file that uses ``mcp.types`` gets a marker.
 """
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.camel import CAMEL_FIELDS, snake
 from migrate.rules.provenance import Provenance
-
-CAMEL_FIELDS = frozenset(
-    """clientInfo costPriority createMessage createdAt destructiveHint elicitationId hasMore idempotentHint
-    includeContext inputSchema intelligencePriority isError lastUpdatedAt listChanged maxTokens mimeType
-    modelPreferences nextCursor openWorldHint outputSchema pollInterval progressToken protocolVersion readOnlyHint
-    requestId requestedSchema resourceTemplates serverInfo speedPriority statusMessage stopReason stopSequences
-    structuredContent systemPrompt taskId taskSupport toolChoice toolUseId uriTemplate websiteUrl""".split()
-)
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 class Rule(Provenance):
     META = RuleMeta("MCP005", "camel-attrs", Kind.REQUIRED, Safety.REVIEW,
-                    "camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)")
+                    "camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)",
+                    "field-names-changed-from-camelcase-to-snake_case")
     TRIGGERS = tuple(sorted(CAMEL_FIELDS))
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -62,3 +51,25 @@ class Rule(Provenance):
         if self.report(original_node, f"`.{name}` -> `.{snake(name)}`", fixed=True):
             return updated_node.with_changes(attr=cst.Name(snake(name)))
         return updated_node
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        """``hasattr(result, "isError")``/``getattr(...)`` on a provable model: the name is a field read too."""
+        func = original_node.func
+        table = self.ctx.table()
+        if not (isinstance(func, cst.Name) and func.value in ("hasattr", "getattr")
+                and func.value not in table.local and func.value not in table.imports):
+            return updated_node
+        if len(original_node.args) < 2 or any(a.keyword for a in original_node.args[:2]):
+            return updated_node
+        field = original_node.args[1].value
+        name = field.evaluated_value if isinstance(field, cst.SimpleString) else None
+        if not isinstance(name, str) or name not in CAMEL_FIELDS or name in self.own_fields:
+            return updated_node
+        if not self.provable(original_node.args[0].value) or not self.can_fix:
+            return updated_node
+        if not self.report(original_node, f"`{func.value}(..., {name!r})` -> {snake(name)!r}", fixed=True):
+            return updated_node
+        quote = field.quote if isinstance(field, cst.SimpleString) else '"'
+        args = list(updated_node.args)
+        args[1] = args[1].with_changes(value=cst.SimpleString(f"{quote}{snake(name)}{quote}"))
+        return updated_node.with_changes(args=args)

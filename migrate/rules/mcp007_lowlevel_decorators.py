@@ -15,75 +15,16 @@ from functools import cache
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer
+from migrate.rules._lib.lowlevel import KINDS, LowlevelTracking
 from migrate.rules.lowlevel_adapter import ADAPTER_MARK, ADAPTER_SOURCE
-from migrate.rules.sdk import LOWLEVEL_SERVER, SERVER_CLASS
 
 ANCHOR = "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"
-KINDS = frozenset(
-    {
-        "list_tools", "call_tool", "list_resources", "list_resource_templates", "read_resource",
-        "subscribe_resource", "unsubscribe_resource", "list_prompts", "get_prompt", "completion",
-        "set_logging_level", "progress_notification",
-    }
-)
 LIST_KINDS = frozenset({"list_tools", "list_resources", "list_resource_templates", "list_prompts"})
 
 
 def _takes_request(func: cst.FunctionDef) -> bool:
     params = [*func.params.posonly_params, *func.params.params]
     return any(p.default is None for p in params) or any(p.default is None for p in func.params.kwonly_params)
-
-
-class LowlevelTracking(RuleTransformer):
-    """Knows which names are lowlevel servers (and ``<MCPServer>._mcp_server``) and which
-    decorators register v1 lowlevel handlers on them. Shared by MCP007 and MCP008-MCP010."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.servers: set[str] = set()
-        self.high_level: set[str] = set()
-
-    # ------------------------------------------------------------------ which names are lowlevel servers
-    def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if isinstance(value, cst.Call):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    if self.resolves_to(value.func, LOWLEVEL_SERVER):
-                        self.servers.add(target.target.value)
-                    elif self.resolves_to(value.func, SERVER_CLASS):
-                        self.high_level.add(target.target.value)
-
-    def _owner(self, node: cst.BaseExpression) -> str | None:
-        """Source text of a lowlevel server expression: a tracked name or ``<server>._mcp_server``."""
-        if isinstance(node, cst.Name) and node.value in self.servers:
-            return node.value
-        if (
-            isinstance(node, cst.Attribute)
-            and node.attr.value in ("_mcp_server", "_lowlevel_server")
-            and isinstance(node.value, cst.Name)
-            and node.value.value in self.high_level
-        ):
-            return f"{node.value.value}.{node.attr.value}"
-        return None
-
-    def visit_Param(self, node: cst.Param) -> None:
-        annotation = node.annotation.annotation if node.annotation else None
-        if annotation is not None:
-            base = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-            if self.resolves_to(base, LOWLEVEL_SERVER):
-                self.servers.add(node.name.value)
-
-    def _decorator_kind(self, decorator: cst.Decorator) -> tuple[str, str, cst.Call] | None:
-        call = decorator.decorator
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
-            return None
-        owner = self._owner(call.func.value)
-        if owner is None:
-            return None
-        kind = call.func.attr.value
-        return (owner, kind, call) if kind in KINDS else None
 
 
 class Rule(LowlevelTracking):

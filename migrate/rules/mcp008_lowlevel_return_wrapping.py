@@ -14,6 +14,7 @@ class Rule(LowlevelSemantics):
         Kind.REQUIRED,
         Safety.REVIEW,
         "Lowlevel handlers must return full result models (bare lists, dicts, str/bytes no longer wrapped)",
+        "lowlevel-server-automatic-return-value-wrapping-removed",
     )
     TRIGGERS = ("Server",)
     KINDS = frozenset({"list_tools", "list_resources", "list_resource_templates", "list_prompts", "call_tool",

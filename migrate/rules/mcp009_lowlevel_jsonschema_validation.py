@@ -16,6 +16,7 @@ class Rule(LowlevelSemantics):
         Kind.REQUIRED,
         Safety.REVIEW,
         "v1 `call_tool` validated arguments (and structured output) against the listed tool schemas; v2 does not",
+        "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params",
     )
     TRIGGERS = ("call_tool",)
     KINDS = frozenset({"call_tool"})

@@ -14,6 +14,7 @@ class Rule(LowlevelSemantics):
         Kind.REQUIRED,
         Safety.REVIEW,
         "Exceptions in lowlevel `call_tool` handlers become JSON-RPC errors instead of `isError` results",
+        "lowlevel-server-tool-handler-exceptions-no-longer-become-calltoolresultis_errortrue",
     )
     TRIGGERS = ("call_tool",)
     KINDS = frozenset({"call_tool"})

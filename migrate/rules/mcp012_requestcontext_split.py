@@ -7,11 +7,10 @@ imported next to the old import (which stays while other names use it); other sh
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.imports import add_imports, drop_unused
 from migrate.rules.base import RuleTransformer
 
 OLD = frozenset({"mcp.shared.context.RequestContext"})
@@ -25,7 +24,8 @@ IMPORTS = {
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP012", "requestcontext-split", Kind.REQUIRED, Safety.SAFE,
-                    "`RequestContext[...]` -> `ClientRequestContext` / `ServerRequestContext[L, R]`")
+                    "`RequestContext[...]` -> `ClientRequestContext` / `ServerRequestContext[L, R]`",
+                    "requestcontext-type-parameters-simplified")
     TRIGGERS = ("RequestContext",)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -37,6 +37,8 @@ class Rule(RuleTransformer):
             return updated_node
         first = original_node.slice[0].slice
         session = first.value if isinstance(first, cst.Index) else None
+        if isinstance(session, cst.SimpleString):  # RequestContext["ClientSession", Any]: a forward reference
+            session = self._forward(session)
         if session is not None and self.resolves_to(session, CLIENT):
             if self.report(original_node, "-> `ClientRequestContext`", fixed=True):
                 self.needed.add("ClientRequestContext")
@@ -53,35 +55,18 @@ class Rule(RuleTransformer):
                                    "ServerRequestContext[L, R]", fixed=False)
         return updated_node
 
+    def _forward(self, text: cst.SimpleString) -> cst.BaseExpression | None:
+        """The name a string annotation spells, resolved through this file's imports (a dotted name
+        bound by an import statement: the only forward references the import table can vouch for)."""
+        value = text.evaluated_value
+        if not isinstance(value, str) or not value.replace(".", "").isidentifier():
+            return None
+        expr = cst.parse_expression(value)
+        return expr if self.ctx.table().qualified(expr) else None
+
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         missing = [IMPORTS[n] for n in sorted(self.needed) if IMPORTS[n] not in updated_node.code]
         if not missing:
             return updated_node
-        body = [self._drop_dead_import(stmt, updated_node) for stmt in updated_node.body]
-        body = [stmt for stmt in body if stmt is not None]
-        position = 0
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
-                position = i + 1
-        new = [cst.parse_statement(line) for line in missing]
-        return updated_node.with_changes(body=[*body[:position], *new, *body[position:]])
-
-    @staticmethod
-    def _drop_dead_import(stmt: cst.BaseStatement, module: cst.Module) -> cst.BaseStatement | None:
-        """Remove ``RequestContext`` from ``from mcp.shared.context import ...`` once nothing uses it."""
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                and isinstance(stmt.body[0], cst.ImportFrom)):
-            return stmt
-        imp = stmt.body[0]
-        if isinstance(imp.names, cst.ImportStar) or cst.Module([]).code_for_node(imp.module or cst.Name("")) != (
-            "mcp.shared.context"
-        ):
-            return stmt
-        uses = len(re.findall(r"\bRequestContext\b", module.code))
-        if uses != 1:
-            return stmt
-        kept = [a for a in imp.names if not (isinstance(a.name, cst.Name) and a.name.value == "RequestContext")]
-        if not kept:
-            return None
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return stmt.with_changes(body=[imp.with_changes(names=kept)])
+        updated_node = drop_unused(updated_node, {"mcp.shared.context": frozenset({"RequestContext"})})
+        return add_imports(updated_node, missing)

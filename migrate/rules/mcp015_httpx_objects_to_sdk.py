@@ -1,8 +1,10 @@
 """MCP015 httpx-objects-to-sdk: httpx objects handed to the SDK must be httpx2 objects in v2.
 
-``http_client=httpx.AsyncClient(...)``, ``auth=<httpx.Auth>``, ``httpx_client_factory=`` passed to
-SDK transports, and ``httpx.AsyncClient(auth=<OAuthClientProvider>)``, are reported (the objects
-come from another library, so the port needs a look at how they are built and used).
+``http_client=httpx.AsyncClient(...)`` and ``auth=httpx.BasicAuth(...)`` built inline in the call to
+an SDK transport, and ``httpx.AsyncClient(auth=<OAuthClientProvider>)``, become the same httpx2
+objects (same API; ``import httpx2`` added) when every httpx name in them is spelled through the
+``httpx`` module. Objects built elsewhere, names imported from httpx and ``httpx_client_factory=``
+are reported (the port needs a look at how they are built and used).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.imports import add_imports
 from migrate.rules.base import CallDetector
 
 SDK_TRANSPORTS = frozenset(
@@ -27,8 +30,9 @@ class Rule(CallDetector):
         "MCP015",
         "httpx-objects-to-sdk",
         Kind.REQUIRED,
-        Safety.REPORT,
+        Safety.REVIEW,
         "httpx objects handed to the SDK must be httpx2 (`http_client=`, `auth=`, `httpx_client_factory`)",
+        "httpx-and-httpx-sse-replaced-by-httpx2",
     )
     TRIGGERS = ("httpx",)
     RECEIVERS = OAUTH
@@ -37,19 +41,70 @@ class Rule(CallDetector):
         target = node.func if isinstance(node, cst.Call) else node
         return any(n == "httpx" or n.startswith("httpx.") for n in self.qnames(target))
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.resolves_to(node.func, SDK_TRANSPORTS):
-            for arg in node.args:
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.converted = False
+
+    def _module_aliases(self, node: cst.CSTNode) -> set[str] | None:
+        """Local names of the ``httpx`` module used in ``node`` when every httpx reference in it is
+        ``<module>.<attr>`` (convertible by renaming the module); None when another spelling occurs."""
+        aliases: set[str] = set()
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name):
+                if self.qnames(current.value) == {"httpx"}:
+                    aliases.add(current.value.value)
+                    continue
+            if isinstance(current, cst.Name) and any(q == "httpx" or q.startswith("httpx.") for q in self.qnames(current)):
+                return None  # `from httpx import X` or the bare module used as a value
+            stack.extend(current.children)
+        return aliases
+
+    def _convert(self, original: cst.BaseExpression, updated: cst.BaseExpression, message: str) -> cst.BaseExpression:
+        aliases = self._module_aliases(original)
+        if not aliases or not self.can_fix:
+            self.report(original, message, fixed=False)
+            return updated
+        if not self.report(original, "httpx object -> the same httpx2 object (same API)", fixed=True, review=True):
+            return updated
+        self.converted = True
+        return updated.visit(_Rename(aliases))  # type: ignore[return-value]
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self.resolves_to(original_node.func, SDK_TRANSPORTS):
+            args = list(updated_node.args)
+            for i, arg in enumerate(original_node.args):
                 key = arg.keyword.value if arg.keyword else None
-                if key == "httpx_client_factory" or (key in ("http_client", "auth") and self._httpx(arg.value)):
-                    self.report(node, f"{key}= must be an httpx2 object now (import httpx2; same API)", fixed=False)
-                    return
-        elif self._httpx(node.func):
-            for arg in node.args:
+                if key == "httpx_client_factory":
+                    self.report(original_node, f"{key}= must be an httpx2 object now (import httpx2; same API)",
+                                fixed=False)
+                elif key in ("http_client", "auth") and self._httpx(arg.value):
+                    args[i] = args[i].with_changes(value=self._convert(
+                        arg.value, args[i].value, f"{key}= must be an httpx2 object now (import httpx2; same API)"))
+            return updated_node.with_changes(args=args)
+        if self._httpx(original_node.func):
+            for arg in original_node.args:
                 if arg.keyword and arg.keyword.value == "auth" and (
                     (isinstance(arg.value, cst.Call) and self.resolves_to(arg.value.func, OAUTH))
                     or (isinstance(arg.value, cst.Name) and arg.value.value in self.typed)
                 ):
-                    self.report(node, "OAuthClientProvider is an httpx2.Auth now: use httpx2.AsyncClient here",
-                                fixed=False)
-                    return
+                    return self._convert(original_node, updated_node, "OAuthClientProvider is an httpx2.Auth now: "
+                                                                      "use httpx2.AsyncClient here")
+        return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return add_imports(updated_node, ["import httpx2\n"]) if self.converted else updated_node
+
+
+class _Rename(cst.CSTTransformer):
+    """``<httpx alias>.X`` -> ``httpx2.X`` inside one expression."""
+
+    def __init__(self, aliases: set[str]) -> None:
+        super().__init__()
+        self.aliases = aliases
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        if isinstance(updated_node.value, cst.Name) and updated_node.value.value in self.aliases:
+            return updated_node.with_changes(value=cst.Name("httpx2"))
+        return updated_node

@@ -12,7 +12,8 @@ from migrate.rules.provenance import Provenance
 
 class Rule(Provenance):
     META = RuleMeta("MCP017", "model-dump-by-alias", Kind.REQUIRED, Safety.REVIEW,
-                    "`model_dump()` on MCP models emits snake_case keys -> add `by_alias=True`")
+                    "`model_dump()` on MCP models emits snake_case keys -> add `by_alias=True`",
+                    "field-names-changed-from-camelcase-to-snake_case")
     TRIGGERS = ("model_dump",)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:

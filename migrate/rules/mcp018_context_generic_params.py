@@ -8,15 +8,18 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.imports import drop_unused
 from migrate.rules.base import RuleTransformer, dotted
 from migrate.rules.sdk import CONTEXT_CLASS
 
 SERVER_SESSION = frozenset({"mcp.server.session.ServerSession", "mcp.server.ServerSession"})
+SESSION_IMPORTS = {"mcp.server.session": frozenset({"ServerSession"}), "mcp.server": frozenset({"ServerSession"})}
 
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP018", "context-generic-params", Kind.REQUIRED, Safety.SAFE,
-                    "`Context[ServerSession, L(, R)]` -> `Context[L(, R)]` (bare `Context` when L is None/Any)")
+                    "`Context[ServerSession, L(, R)]` -> `Context[L(, R)]` (bare `Context` when L is None/Any)",
+                    "requestcontext-type-parameters-simplified")
     TRIGGERS = ("Context[",)
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
@@ -38,3 +41,8 @@ class Rule(RuleTransformer):
             return updated_node.value
         rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(slice=rest)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not any(f.rule == self.META.id and f.status == "fixed" for f in self.ctx.findings):
+            return updated_node
+        return drop_unused(updated_node, SESSION_IMPORTS)  # the hand ports drop it too

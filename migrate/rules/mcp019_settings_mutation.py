@@ -11,7 +11,7 @@ import libcst as cst
 
 from migrate.index import TRANSPORT_KWARGS, ServerCtor
 from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.mcp003_ctor_transport_kwargs import ANCHOR, StartSiteEditor, plan
+from migrate.rules._lib.transport import ANCHOR, StartSiteEditor, plan
 
 
 class Rule(StartSiteEditor):
@@ -19,7 +19,7 @@ class Rule(StartSiteEditor):
         "MCP019", "settings-mutation", Kind.REQUIRED, Safety.REVIEW,
         "`server.settings.<transport field> = v` -> pass it to run()/*_app()/run_*_async()", ANCHOR,
     )
-    TRIGGERS = (".settings.",)
+    TRIGGERS = (".settings.", "run", "_app")  # both ends: the write and every start site it moves to
 
     def moved_here(self, ctor: ServerCtor) -> dict[str, str]:
         return ctor.settings

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`server.request_context` / `request_ctx.get()` -> the handler's `ctx` argument",
+        "lowlevel-server-request_context-property-removed",
     )
     TRIGGERS = ("request_ctx",)
     CALLEES = frozenset({"mcp.server.lowlevel.request_ctx.get", "mcp.server.lowlevel.server.request_ctx.get"})

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`callback_handler` returns `AuthorizationCodeResult(code, state, iss)` instead of `(code, state)`",
+        "oauth-callback_handler-returns-authorizationcoderesult",
     )
     TRIGGERS = ("callback_handler",)
     CALLEES = frozenset({"mcp.client.auth.OAuthClientProvider", "mcp.client.auth.oauth2.OAuthClientProvider"})

@@ -14,6 +14,7 @@ class Rule(SubclassDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Subclasses of `OAuthClientProvider` overriding internals (`async_auth_flow`, `_register_client`, ...)",
+        "httpx-and-httpx-sse-replaced-by-httpx2",
     )
     TRIGGERS = ("OAuthClientProvider",)
     BASES = frozenset({"mcp.client.auth.OAuthClientProvider", "mcp.client.auth.oauth2.OAuthClientProvider"})

@@ -21,6 +21,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.SAFE,
         "`McpError(ErrorData(code=..., message=...))` -> `MCPError(code, message[, data])` / `from_error_data(x)`",
+        "mcperror-renamed-to-mcperror",
     )
     TRIGGERS = ("McpError(", "MCPError(")
 

@@ -19,6 +19,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REVIEW,
         '`FastMCP()` with no name reported `serverInfo.name == "FastMCP"`; v2 reports `"mcp-server"`',
+        "default-server-name-changed-from-fastmcp-to-mcp-server",
     )
     TRIGGERS = ("FastMCP(",)
 

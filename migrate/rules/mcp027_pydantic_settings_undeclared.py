@@ -8,7 +8,8 @@ from migrate.rules.undeclared import UndeclaredDependency
 
 class Rule(UndeclaredDependency):
     META = RuleMeta("MCP027", "pydantic-settings-undeclared", Kind.REQUIRED, Safety.REVIEW,
-                    "Own `pydantic_settings` import relied on mcp v1 to install it -> declare `pydantic-settings`")
+                    "Own `pydantic_settings` import relied on mcp v1 to install it -> declare `pydantic-settings`",
+                    "mcp_-environment-variables-and-env-files-are-no-longer-read")
     MODULES = frozenset({"pydantic_settings"})
     PACKAGE = "pydantic-settings"
     SPEC = ">=2.5.2"

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Direct `mcp.call_tool(...)` now returns `CallToolResult`",
+        "mcpservercall_tool-returns-calltoolresult",
     )
     TRIGGERS = ("call_tool",)
     METHODS = frozenset({"call_tool"})

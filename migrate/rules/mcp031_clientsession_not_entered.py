@@ -18,6 +18,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Requests on a `ClientSession` that was never entered (`async with`) now raise `RuntimeError`",
+        "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed",
     )
     TRIGGERS = ("ClientSession(",)
     MESSAGE = "a ClientSession must be entered (async with / enter_async_context) before any request in v2"

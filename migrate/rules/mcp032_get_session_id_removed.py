@@ -15,6 +15,7 @@ class Rule(Detector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Session id via the removed third tuple element -> httpx2 response event hook",
+        "get_session_id-callback-removed-from-streamable_http_client",
     )
     TRIGGERS = ("GetSessionIdCallback",)
     NAMES = frozenset({"mcp.client.streamable_http.GetSessionIdCallback"})

@@ -29,7 +29,8 @@ def blocks(spec: str, floor: tuple[int, int]) -> bool:
 
 class Rule(ManifestRule):
     META = RuleMeta("MCP039", "conflicting-dependency-floors", Kind.REQUIRED, Safety.REPORT,
-                    "Project pins below v2's floors (anyio<4.9, pydantic<2.12, sse-starlette<3, ...)")
+                    "Project pins below v2's floors (anyio<4.9, pydantic<2.12, sse-starlette<3, ...)",
+                    "dependency-floors-raised-and-new-required-dependencies")
 
     def apply(self, ctx: ManifestContext, text: str) -> str:
         name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -14,6 +14,7 @@ class Rule(Detector):
         Kind.REQUIRED,
         Safety.REPORT,
         '`LATEST_PROTOCOL_VERSION` is now "2026-07-28"; `SUPPORTED_PROTOCOL_VERSIONS` deprecated and a tuple',
+        "supported_protocol_versions-deprecated-latest_protocol_version-changed-meaning",
     )
     TRIGGERS = ("PROTOCOL_VERSION",)
     NAMES = frozenset(

@@ -14,7 +14,8 @@ RENAMES = {"fastmcp": "mcp_server", "_fastmcp": "_mcp_server"}
 
 class Rule(CallDetector):
     META = RuleMeta("MCP043", "ctx-fastmcp-property", Kind.REQUIRED, Safety.SAFE,
-                    "`ctx.fastmcp` -> `ctx.mcp_server` (and `ctx._fastmcp` -> `ctx._mcp_server`)")
+                    "`ctx.fastmcp` -> `ctx.mcp_server` (and `ctx._fastmcp` -> `ctx._mcp_server`)",
+                    "fastmcp-renamed-to-mcpserver")
     TRIGGERS = (".fastmcp", "._fastmcp")
     RECEIVERS = CONTEXT_CLASS
 

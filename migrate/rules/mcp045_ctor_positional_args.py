@@ -13,7 +13,8 @@ from migrate.rules.sdk import SERVER_CLASS
 
 class Rule(PositionalToKeywords):
     META = RuleMeta("MCP045", "ctor-positional-args", Kind.REQUIRED, Safety.SAFE,
-                    "Positional `FastMCP(name, instructions, ...)` args -> keywords (2nd positional is now `title`)")
+                    "Positional `FastMCP(name, instructions, ...)` args -> keywords (2nd positional is now `title`)",
+                    "mcpserver-constructor-title-description-and-version-added-to-the-positional-parameters")
     TRIGGERS = ("FastMCP(", "MCPServer(")
     CALLEES = frozenset(n for n in SERVER_CLASS if n.endswith("FastMCP"))
     V1_POSITIONAL = ("instructions", "website_url", "icons", "auth_server_provider", "token_verifier", "event_store",

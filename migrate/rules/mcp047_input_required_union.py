@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Direct `get_prompt()`/`read_resource()` callers must narrow out `InputRequiredResult`",
+        "mcpserverget_prompt-and-read_resource-may-return-inputrequiredresult",
     )
     TRIGGERS = ("get_prompt", "read_resource")
     METHODS = frozenset({"get_prompt", "read_resource"})

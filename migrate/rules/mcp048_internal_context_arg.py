@@ -29,6 +29,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`Tool.run`, `ToolManager.call_tool`, `Prompt.render`, `ResourceTemplate.create_resource` require a positional `context`",
+        "mcpservercall_tool-read_resource-get_prompt-now-accept-a-context-parameter",
     )
     TRIGGERS = ("run", "call_tool", "render", "create_resource")
     METHODS = frozenset({"render", "create_resource", "call_tool", "run"})

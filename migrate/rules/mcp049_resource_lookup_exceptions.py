@@ -24,6 +24,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`ResourceManager.get_resource()` / template creation raise `ResourceNotFoundError`/`ResourceError`, not `ValueError`",
+        "resource-not-found-returns-32602-and-resource-lookups-raise-typed-exceptions-sep-2164",
     )
     TRIGGERS = ("get_resource", "create_resource")
     METHODS = frozenset({"get_resource", "create_resource"})

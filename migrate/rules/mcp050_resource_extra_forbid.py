@@ -37,6 +37,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`Resource` subclasses (`TextResource`, `FunctionResource`, `FileResource`, ...) reject unknown kwargs",
+        "resource-classes-reject-unknown-keyword-arguments",
     )
     TRIGGERS = tuple(V2_FIELDS)
     CALLEES = frozenset(f"{module}.{cls}" for module in _MODULES for cls in V2_FIELDS)

@@ -30,6 +30,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Resource templates that now fail at decoration time (adjacent variables, duplicate names)",
+        "resource-templates-matching-behavior-changes",
     )
     TRIGGERS = (".resource(",)
     METHODS = frozenset({"resource"})

@@ -14,7 +14,8 @@ MEMBERS = ("AcceptedElicitation", "DeclinedElicitation", "CancelledElicitation")
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP056", "elicitation-result-isinstance", Kind.REQUIRED, Safety.SAFE,
-                    "`isinstance(r, ElicitationResult)` -> the tuple of its member classes")
+                    "`isinstance(r, ElicitationResult)` -> the tuple of its member classes",
+                    "isinstance-checks-against-elicitationresult-raise-typeerror")
     TRIGGERS = ("ElicitationResult",)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:

@@ -9,7 +9,8 @@ from migrate.rules.sdk import LOWLEVEL_SERVER
 
 class Rule(PositionalToKeywords):
     META = RuleMeta("MCP057", "lowlevel-kwonly-ctor", Kind.REQUIRED, Safety.SAFE,
-                    '`Server("name", "1.0", ...)` positional args -> keywords')
+                    '`Server("name", "1.0", ...)` positional args -> keywords',
+                    "lowlevel-server-constructor-parameters-are-now-keyword-only")
     TRIGGERS = ("Server(",)
     CALLEES = LOWLEVEL_SERVER
     V1_POSITIONAL = ("version", "instructions", "website_url", "icons", "lifespan")

@@ -10,7 +10,8 @@ from migrate.rules.sdk import LOWLEVEL_SERVER
 
 
 class Rule(RuleTransformer):
-    META = RuleMeta("MCP058", "lowlevel-server-generic", Kind.REQUIRED, Safety.SAFE, "`Server[L, R]` -> `Server[L]`")
+    META = RuleMeta("MCP058", "lowlevel-server-generic", Kind.REQUIRED, Safety.SAFE, "`Server[L, R]` -> `Server[L]`",
+                    "lowlevel-server-type-parameter-reduced-from-2-to-1")
     TRIGGERS = ("Server[",)
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:

@@ -16,6 +16,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         '`server.request_handlers[...]` -> `add_request_handler` / `get_request_handler("tools/list")`',
+        "lowlevel-server-request_handlers-and-notification_handlers-attributes-removed",
     )
     TRIGGERS = ("request_handlers", "notification_handlers")
     RECEIVERS = LOWLEVEL_SERVER

@@ -14,6 +14,7 @@ class Rule(SubclassDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Subclasses overriding `_handle_message`/`_handle_request`/`_handle_notification` -> middleware",
+        "lowlevel-server-private-_handle_-dispatch-methods-removed",
     )
     TRIGGERS = ("_handle_",)
     BASES = LOWLEVEL_SERVER

@@ -14,6 +14,7 @@ class Rule(SubclassDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`ServerSession` is a per-request proxy: identity-keyed state, direct construction/subclassing",
+        "serversession-is-now-a-thin-proxy-no-longer-a-basesession",
     )
     TRIGGERS = ("ServerSession",)
     BASES = frozenset({"mcp.server.session.ServerSession"})

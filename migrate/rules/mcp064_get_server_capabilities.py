@@ -11,7 +11,8 @@ from migrate.rules.sdk import SESSION_CLASS
 
 class Rule(CallDetector):
     META = RuleMeta("MCP064", "get-server-capabilities", Kind.REQUIRED, Safety.SAFE,
-                    "`session.get_server_capabilities()` -> `session.server_capabilities`")
+                    "`session.get_server_capabilities()` -> `session.server_capabilities`",
+                    "clientsessionget_server_capabilities-replaced-by-era-neutral-accessors")
     TRIGGERS = ("get_server_capabilities",)
     METHODS = frozenset({"get_server_capabilities"})
     RECEIVERS = SESSION_CLASS

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "`StreamableHTTPTransport(url, headers=, timeout=, sse_read_timeout=, auth=)` -> `StreamableHTTPTransport(url)` + httpx2 client",
+        "streamablehttptransport-parameters-removed",
     )
     TRIGGERS = ("StreamableHTTPTransport",)
     CALLEES = frozenset({"mcp.client.streamable_http.StreamableHTTPTransport"})

@@ -18,11 +18,15 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REPORT,
         "`except* httpx.HTTPStatusError` around `streamable_http_client` is dead code; per-call `MCPError` instead",
+        "streamable-http-non-2xx-responses-now-surface-as-per-request-json-rpc-errors",
     )
     TRIGGERS = ("HTTPStatusError", "HTTPError")
 
     def _check(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
-        if node.type is None or not any("streamable" in m or m == "mcp" for m in self.ctx.table().modules):
+        # only around the streamable HTTP client: an `mcp` import alone (say the `MCPError` a first run
+        # wrote) does not make an httpx handler MCP-related
+        if node.type is None or "streamable" not in self.ctx.code or not any(
+                m == "mcp" or m.startswith("mcp.") for m in self.ctx.table().modules):
             return
         types = node.type.elements if isinstance(node.type, cst.Tuple) else [node.type]
         values = [t.value if isinstance(t, cst.Element) else t for t in types]

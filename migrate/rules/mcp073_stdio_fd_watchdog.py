@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REPORT,
         "Watchdogs polling fd 0 (POLLHUP/POLLERR) are disarmed or fire at startup under v2's fd diversion",
+        "stdio_server-keeps-the-protocol-streams-on-private-descriptors",
     )
     TRIGGERS = ("POLLHUP", "POLLERR")
 

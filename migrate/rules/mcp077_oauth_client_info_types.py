@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.REQUIRED,
         Safety.REPORT,
         "`OAuthClientInformationFull` is no longer an `OAuthClientMetadata`",
+        "oauthclientinformationfull-no-longer-subclasses-oauthclientmetadata-and-parses-server-substituted-metadata",
     )
     TRIGGERS = ("OAuthClientMetadata",)
 

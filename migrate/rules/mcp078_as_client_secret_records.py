@@ -23,6 +23,7 @@ class Rule(CallDetector):
         Kind.REQUIRED,
         Safety.REPORT,
         "Hand-provisioned AS client records with a secret-based auth method but no secret are rejected",
+        "stricter-client-authentication-at-token-and-revoke",
     )
     TRIGGERS = ("OAuthClientInformationFull",)
     CALLEES = frozenset({"mcp.shared.auth.OAuthClientInformationFull"})

@@ -13,7 +13,8 @@ TOOL = frozenset({"mcp.types.Tool"})
 
 class Rule(RuleTransformer):
     META = RuleMeta("MCP079", "tool-input-schema-type", Kind.REQUIRED, Safety.SAFE,
-                    '`Tool(inputSchema={})` without `"type": "object"` -> add it')
+                    '`Tool(inputSchema={})` without `"type": "object"` -> add it',
+                    "server-handler-results-are-validated-against-the-protocol-schema")
     TRIGGERS = ("Tool(",)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:

@@ -12,7 +12,8 @@ IGNORE = "ignore::mcp.MCPDeprecationWarning"
 
 class Rule(ManifestRule):
     META = RuleMeta("MCP081", "pytest-deprecation-errors", Kind.REQUIRED, Safety.REVIEW,
-                    '`filterwarnings = ["error"]` turns `MCPDeprecationWarning` into failing tests')
+                    '`filterwarnings = ["error"]` turns `MCPDeprecationWarning` into failing tests',
+                    "deprecations")
     KINDS = ("manifest",)
 
     def apply(self, ctx: ManifestContext, text: str) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.camel import CAMEL_FIELDS, snake
 from migrate.rules.base import RuleTransformer
-from migrate.rules.mcp005_camel_attrs import CAMEL_FIELDS, snake
 
 
 class Rule(RuleTransformer):
@@ -17,6 +17,7 @@ class Rule(RuleTransformer):
         Kind.OPTIONAL,
         Safety.SAFE,
         "camelCase constructor kwargs on MCP models -> snake_case (`Tool(inputSchema=...)` -> `input_schema=`)",
+        "field-names-changed-from-camelcase-to-snake_case",
     )
     TRIGGERS = tuple(sorted(CAMEL_FIELDS))
 

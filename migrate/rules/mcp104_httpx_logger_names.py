@@ -19,6 +19,7 @@ class Rule(RuleTransformer):
         Kind.OPTIONAL,
         Safety.REPORT,
         '`logging.getLogger("httpx"/"httpcore")` no longer affects the SDK client -> also tune `httpx2`/`httpcore2`',
+        "httpx-and-httpx-sse-replaced-by-httpx2",
     )
     TRIGGERS = ("getLogger",)
 

@@ -19,6 +19,7 @@ class Rule(RuleTransformer):
         Kind.OPTIONAL,
         Safety.SAFE,
         "`e.error.code`/`e.error.message`/`e.error.data` -> `e.code`/`e.message`/`e.data`",
+        "mcperror-renamed-to-mcperror",
     )
     TRIGGERS = ("McpError", "MCPError")
 

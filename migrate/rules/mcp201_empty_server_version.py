@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         'Servers constructed without `version=` report `serverInfo.version == ""`',
+        "unversioned-servers-report-an-empty-version",
     )
     TRIGGERS = ("FastMCP(", "MCPServer(", "Server(")
     CALLEES = SERVER_CLASS | LOWLEVEL_SERVER

@@ -16,6 +16,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "HTTP transports reject request bodies over 4 MiB with 413 by default",
+        "streamable-http-request-bodies-are-limited-to-4-mib",
     )
     TRIGGERS = ("_app(", "run_sse_async", "run_streamable_http_async", "transport=")
     METHODS = frozenset(

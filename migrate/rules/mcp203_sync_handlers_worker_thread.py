@@ -19,6 +19,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`def` tools/resources/prompts run in a worker thread (concurrency, thread affinity, no running loop)",
+        "sync-handler-functions-now-run-on-a-worker-thread",
     )
     TRIGGERS = (".tool(", ".resource(", ".prompt(")
     RECEIVERS = SERVER_CLASS

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`ClientSession` validates server traffic against the negotiated schema",
+        "client-validates-inbound-traffic-against-the-protocol-schema",
     )
     TRIGGERS = ("ClientSession(",)
     CALLEES = frozenset(

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "SDK HTTP client now httpx2: OS trust store, UA `python-httpx2/...`, loggers `httpx2`/`httpcore2`",
+        "httpx-and-httpx-sse-replaced-by-httpx2",
     )
     TRIGGERS = ("sse_client", "streamable_http_client", "streamablehttp_client")
     CALLEES = frozenset(

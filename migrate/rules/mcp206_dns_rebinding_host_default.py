@@ -17,6 +17,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         'Mounted `streamable_http_app()`/`sse_app()` default `host="127.0.0.1"` -> DNS-rebinding protection on',
+        "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods",
     )
     TRIGGERS = ("_app(",)
     METHODS = frozenset(
@@ -31,4 +32,8 @@ class Rule(CallDetector):
 
     def is_site(self, node: cst.Call) -> bool:
         keywords = {a.keyword.value for a in node.args if a.keyword}
-        return "transport_security" not in keywords and super().is_site(node)
+        if "transport_security" in keywords or not super().is_site(node):
+            return False
+        # host=/transport_security= moved here from the constructor (MCP003/MCP019) count as passed
+        ctor = self.project_ctor(node.func.value, local=True) if isinstance(node.func, cst.Attribute) else None
+        return ctor is None or not {"host", "transport_security"} & set(ctor.moved())

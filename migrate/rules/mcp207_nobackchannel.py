@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Server-initiated requests (`ctx.elicit`, `create_message`, `list_roots`) raise `NoBackChannelError` on 2026 connections",
+        "server-initiated-sampling-elicitation-and-roots-raise-nobackchannelerror",
     )
     TRIGGERS = ("elicit", "create_message", "list_roots")
     METHODS = frozenset(

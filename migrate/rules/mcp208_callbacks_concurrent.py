@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Client callbacks and notifications run concurrently (no ordering); raising callbacks answer code 0",
+        "clientsession-now-runs-on-jsonrpcdispatcher-basesession-removed",
     )
     TRIGGERS = ("_callback", "message_handler")
     CALLEES = frozenset(
@@ -23,6 +24,8 @@ class Rule(CallDetector):
             "mcp.client.Client",
             "mcp.client.client.Client",
             "mcp.client.session.ClientSession",
+            # v1's in-memory helper: MCP023 turns it into `Client(...)`, so it is reported before that too
+            "mcp.shared.memory.create_connected_server_and_client_session",
         }
     )
     KEYWORDS = frozenset(

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`stdio_client` no longer kills a gracefully-exited server's child processes on POSIX",
+        "stdio_client-shutdown-reworked-a-gracefully-exited-servers-children-are-left-alive-on-posix",
     )
     TRIGGERS = ("stdio_client",)
     CALLEES = frozenset(

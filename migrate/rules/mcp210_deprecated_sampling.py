@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Sampling deprecated (SEP-2577): `ctx.session.create_message()`, `sampling_callback=`",
+        "roots-sampling-and-logging-methods-deprecated-sep-2577",
     )
     TRIGGERS = ("create_message",)
     METHODS = frozenset(

@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "SDK-hosted authorization servers answer `invalid_client` (was `unauthorized_client`)",
+        "stricter-client-authentication-at-token-and-revoke",
     )
     TRIGGERS = ("auth_server_provider",)
     CALLEES = SERVER_CLASS

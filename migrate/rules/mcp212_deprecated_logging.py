@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Protocol logging deprecated (SEP-2577): `ctx.debug/info/warning/error/log`, `send_log_message`",
+        "roots-sampling-and-logging-methods-deprecated-sep-2577",
     )
     TRIGGERS = ("info(", "debug(", "warning(", "error(", "log(", "send_log_message")
     METHODS = frozenset(

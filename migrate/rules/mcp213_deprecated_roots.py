@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Roots deprecated (SEP-2577): `session.list_roots()`, `list_roots_callback=`, `send_roots_list_changed()`",
+        "roots-sampling-and-logging-methods-deprecated-sep-2577",
     )
     TRIGGERS = ("send_roots_list_changed",)
     METHODS = frozenset(

@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Streamable HTTP enters `lifespan` once at manager start (was per session / per stateless request)",
+        "streamable-http-lifespan-now-entered-once-at-manager-startup",
     )
     TRIGGERS = ("lifespan=",)
     CALLEES = SERVER_CLASS | LOWLEVEL_SERVER

@@ -17,6 +17,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Template matching: path-safety checks on by default, literal `.` and delimiters exact, `{var}` matches empty",
+        "resource-templates-matching-behavior-changes",
     )
     TRIGGERS = ("{",)
     METHODS = frozenset(

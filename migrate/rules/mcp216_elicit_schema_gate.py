@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`ctx.elicit(schema=Model)` validates the rendered schema; mismatched accepts raise `ValueError`",
+        "contextelicit-schema-gate-validates-the-rendered-schema",
     )
     TRIGGERS = ("schema=",)
     METHODS = frozenset(

@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`server.run(..., raise_exceptions=True)` no longer re-raises transport (parse) errors",
+        "lowlevel-serverrunraise_exceptionstrue-transport-errors-no-longer-re-raised",
     )
     TRIGGERS = ("raise_exceptions",)
     METHODS = frozenset(

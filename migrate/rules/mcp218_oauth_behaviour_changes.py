@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "OAuth client behaviour: issuer must string-match, `offline_access`+`prompt=consent` added, credentials bound to issuer",
+        "client-rejects-authorization-server-metadata-with-a-mismatched-issuer",
     )
     TRIGGERS = ("OAuthClientProvider(",)
     CALLEES = frozenset(

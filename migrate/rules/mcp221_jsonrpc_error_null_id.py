@@ -13,6 +13,7 @@ class Rule(Detector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`JSONRPCError.id` may be `None`",
+        "jsonrpcerrorid-is-now-requestid-none",
     )
     TRIGGERS = ("JSONRPCError",)
     NAMES = frozenset(

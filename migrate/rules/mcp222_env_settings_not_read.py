@@ -16,6 +16,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "`Settings` no longer reads `FASTMCP_*` environment variables or `.env`",
+        "mcp_-environment-variables-and-env-files-are-no-longer-read",
     )
     TRIGGERS = ("FASTMCP_",)
 

@@ -19,6 +19,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`raise McpError(...)` inside `@mcp.tool()` becomes a JSON-RPC error (v1: isError result)",
+        "mcperror-raised-from-an-mcptool-handler-now-surfaces-as-a-json-rpc-error",
     )
     TRIGGERS = ("McpError", "MCPError")
     RECEIVERS = SERVER_CLASS

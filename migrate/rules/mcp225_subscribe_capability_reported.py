@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`resources.subscribe: true` now advertised when a subscribe handler exists",
+        "lowlevel-server-subscribe-capability-now-correctly-reported",
     )
     TRIGGERS = ("subscribe_resource",)
     METHODS = frozenset({"subscribe_resource"})

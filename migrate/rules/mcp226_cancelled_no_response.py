@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.codes import imports_mcp
 from migrate.rules.base import RuleTransformer
-from migrate.rules.mcp224_resource_not_found_code import imports_mcp
 
 NAMES = frozenset({"mcp.types.CancelledNotification", "mcp.types.CancelledNotificationParams"})
 MESSAGE = "a cancelled request is no longer answered: code awaiting the cancelled call's response must stop waiting"
@@ -20,6 +20,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Cancelled requests get no response (2025 streamable HTTP: -32800)",
+        "cancelled-requests-are-no-longer-answered",
     )
     TRIGGERS = ("notifications/cancelled", "CancelledNotification")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.model import Kind, RuleMeta, Safety
+from migrate.rules._lib.codes import compares_code_with, imports_mcp
 from migrate.rules.base import RuleTransformer
-from migrate.rules.mcp224_resource_not_found_code import compares_code_with, imports_mcp
 
 
 class Rule(RuleTransformer):
@@ -18,6 +18,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Unknown methods answer -32601 (was -32602)",
+        "unknown-request-methods-now-return-32601-method-not-found",
     )
     TRIGGERS = ("32602",)
 

@@ -14,6 +14,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`Client.send_ping()` warns (ping removed in 2026-07-28)",
+        "deprecations",
     )
     TRIGGERS = ("send_ping",)
     METHODS = frozenset(

@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`subscribe_resource`/`unsubscribe_resource` on Client/ClientSession warn; 2026 servers answer -32601",
+        "client-resource-subscription-methods-deprecated-sep-2575",
     )
     TRIGGERS = ("subscribe_resource",)
     METHODS = frozenset(

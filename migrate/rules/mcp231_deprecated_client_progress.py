@@ -13,6 +13,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "Client->server progress deprecated (`send_progress_notification` on the client)",
+        "client-to-server-progress-deprecated-2026-07-28",
     )
     TRIGGERS = ("send_progress_notification",)
     METHODS = frozenset(

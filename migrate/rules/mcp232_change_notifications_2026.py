@@ -15,6 +15,7 @@ class Rule(CallDetector):
         Kind.ADVISORY,
         Safety.REPORT,
         "`send_tool_list_changed()`/`send_resource_updated()` are dropped on 2026-07-28 connections",
+        "change-notifications-travel-only-on-subscriptionslisten-streams",
     )
     TRIGGERS = ("send_",)
     METHODS = frozenset(

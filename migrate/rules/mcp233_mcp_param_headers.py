@@ -16,6 +16,7 @@ class Rule(RuleTransformer):
         Kind.ADVISORY,
         Safety.REPORT,
         "Tools declaring `x-mcp-header` annotations are header-validated at 2026-07-28",
+        "servers-validate-mcp-param-headers-against-the-request-body-sep-2243",
     )
     TRIGGERS = ("x-mcp-header",)
 

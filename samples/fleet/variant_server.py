@@ -3,13 +3,19 @@ copies (for `mcp-bridge verify`) and a copy with a gate tool that holds calls in
 
 Usage (run it with the mcp 1.x interpreter)::
 
-    variant_server.py [--drift KIND [KIND...]] [--gate] [stdio | http --port N]
+    variant_server.py [--drift KIND [KIND...]] [--gate] [--read-only TOOL...] [--record FILE]
+                      [--fail-file FILE] [stdio | http --port N]
 
 ``--gate`` adds two test tools: ``wait_for_file(path)`` polls for ``path`` and answers
 ``released <path>`` once it exists, so a test can keep calls in flight for as long as it needs (no
 sleeps, no timing); ``show_env(name)`` answers the server's environment variable ``name`` (or
 ``<unset>``); ``show_trace()`` answers the W3C trace context keys (``traceparent``,
 ``tracestate``, ``baggage``) found in the request's ``_meta``, as JSON.
+
+Staged-upgrade options (the modern twin, ``modern_twin.py``, takes the same): ``--read-only``
+annotates the named tools ``readOnlyHint: true``; ``--record FILE`` appends one JSON line per
+``tools/call`` (``{"tool": NAME}``) so a test can see which calls reached this server;
+``--fail-file FILE`` answers every ``tools/call`` with a JSON-RPC error while FILE exists.
 
 Drift kinds (each changes exactly one thing against ``samples/legacy/everything_server.py``):
 
@@ -29,11 +35,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "legacy"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import anyio  # noqa: E402
 import everything_server  # noqa: E402  (the legacy sample, imported as a module)
 import surface  # noqa: E402
+import twin_hooks  # noqa: E402
+from mcp import types  # noqa: E402
 from mcp.server.fastmcp import Context  # noqa: E402
+from mcp.shared.exceptions import McpError  # noqa: E402
 
 KINDS = ("description", "schema", "result", "missing")
 
@@ -74,15 +84,34 @@ def build(drifts: list[str], gate: bool = False):  # type: ignore[no-untyped-def
     return mcp
 
 
+def stage(mcp, read_only: list[str], record: str | None, fail_file: str | None) -> None:  # type: ignore[no-untyped-def]
+    """The staged-upgrade test hooks: read-only annotations, a call record, a failure switch."""
+    for name in read_only:
+        mcp._tool_manager.get_tool(name).annotations = types.ToolAnnotations(readOnlyHint=True)
+    low = mcp._mcp_server
+    handler = low.request_handlers[types.CallToolRequest]
+
+    async def call_tool(req: types.CallToolRequest):  # type: ignore[no-untyped-def]
+        if await twin_hooks.before_tool_call(req.params.name, record, fail_file):
+            raise McpError(types.ErrorData(code=-32603, message=twin_hooks.FAIL_MESSAGE))
+        return await handler(req)
+
+    low.request_handlers[types.CallToolRequest] = call_tool
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--drift", nargs="+", choices=KINDS, default=[])
     parser.add_argument("--gate", action="store_true")
+    parser.add_argument("--read-only", nargs="+", default=[], metavar="TOOL")
+    parser.add_argument("--record", metavar="FILE")
+    parser.add_argument("--fail-file", metavar="FILE")
     args = parser.parse_args(argv)
     surface.stderr_logging()
     mcp = build(args.drift, args.gate)
+    stage(mcp, args.read_only, args.record, args.fail_file)
     if args.transport == "http":
         mcp.settings.port = args.port
     mcp.run({"stdio": "stdio", "http": "streamable-http"}[args.transport])  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ import contextlib
 import importlib
 import itertools
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -23,8 +24,13 @@ import peers
 LEGACY_SERVER = peers.SAMPLES / "legacy" / "everything_server.py"
 MODERN_SERVER = peers.SAMPLES / "modern" / "everything_server.py"
 VARIANT_SERVER = peers.SAMPLES / "fleet" / "variant_server.py"
+MODERN_TWIN = peers.SAMPLES / "fleet" / "modern_twin.py"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+ADMIN_TOKEN = "fleet-test-admin-token"
+"""Given to every test bridge (and CLI run) as $MCP_BRIDGE_ADMIN_TOKEN."""
+ADMIN_ENV = {"MCP_BRIDGE_ADMIN_TOKEN": ADMIN_TOKEN}
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 def _importable(module: str) -> bool:
@@ -51,6 +57,16 @@ def modern_cmd(*args: str) -> list[str]:
 
 def drift_cmd(*kinds: str) -> list[str]:
     return [peers.legacy_python(), str(VARIANT_SERVER), "--drift", *kinds]
+
+
+def twin_cmd(*args: str) -> dict[str, Any]:
+    """A fleet server entry for the modern (mcp 2.3.0) twin with test hooks (see modern_twin.py)."""
+    return {"command": peers.MODERN_PYTHON, "args": [str(MODERN_TWIN), *args]}
+
+
+def variant(*args: str) -> dict[str, Any]:
+    """A fleet server entry for the legacy (mcp 1.29) variant server with test hooks."""
+    return {"command": peers.legacy_python(), "args": [str(VARIANT_SERVER), *args]}
 
 
 def gate_cmd() -> list[str]:
@@ -137,7 +153,7 @@ def fleet_bridge(tmp: Path, servers: dict[str, dict[str, Any]], bridge: dict[str
     config.write_text(fleet_toml(servers, bridge))
     port = peers.free_port()
     cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--log-level", "warning"]
-    with peers.running(cmd, port, env=env) as proc:
+    with peers.running(cmd, port, env={**ADMIN_ENV, **(env or {})}) as proc:
         yield FleetBridge(proc, port, config)
 
 
@@ -173,8 +189,10 @@ async def until(predicate: Any, what: str, bound: float = 300.0) -> Any:
         raise AssertionError(f"gave up waiting for {what}") from None
 
 
-def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*peers.bridge_cmd(), *args], capture_output=True, text=True, timeout=timeout)
+def run_cli(*args: str, timeout: float = 240, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``mcp-bridge ARGS`` (with the test admin token in its environment unless ``env`` says otherwise)."""
+    return subprocess.run([*peers.bridge_cmd(), *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **ADMIN_ENV, **(env or {})})
 
 
 def run_client(kind: str, url: str, scenarios: tuple[str, ...] = ("basic",), timeout: float = 180) -> dict[str, Any]:
@@ -253,6 +271,30 @@ async def tool(client: httpx.AsyncClient, url: str, name: str, arguments: dict[s
 async def echo(client: httpx.AsyncClient, url: str, text: str) -> str:
     """Call the sample ``echo`` tool; returns the echoed text (raises on any failure)."""
     return (await tool(client, url, "echo", {"text": text}))[0]
+
+
+async def legacy_post(client: httpx.AsyncClient, url: str, msg: dict[str, Any], session: str | None,
+                      headers: dict[str, str] | None = None) -> tuple[httpx.Response, Any]:
+    """One 2025-11-25 Streamable HTTP POST; the JSON-RPC answer (from JSON or SSE), if any."""
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **(headers or {})}
+    if session:
+        h |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    resp = await client.post(url, content=json.dumps(msg), headers=h)
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        frames = [json.loads(line[5:]) for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        return resp, next((f for f in frames if f.get("id") == msg.get("id")), None)
+    return resp, (resp.json() if resp.content else None)
+
+
+async def legacy_session(client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None,
+                         name: str = "raw-2025") -> str:
+    """Open a 2025-11-25 session (initialize + initialized); its Mcp-Session-Id."""
+    resp, init = await legacy_post(client, url, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}}, None, headers)
+    assert init is not None and init["result"]["protocolVersion"] == LEGACY, init
+    session = resp.headers["mcp-session-id"]
+    await legacy_post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, headers)
+    return session
 
 
 def metric(text: str, name: str, **labels: str) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections import Counter, defaultdict
@@ -106,7 +107,8 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
             try:
                 bridge.write(fleet(urls, NEW_SWAP), BRIDGE)
                 proc = await asyncio.create_subprocess_exec(*fp.peers.bridge_cmd(), "reload", "--url", bridge.base,
-                                                            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                                                            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                            env={**os.environ, **fp.ADMIN_ENV})
                 out, err = await proc.communicate()
                 assert proc.returncode == 0, err.decode()[-2000:]
                 return json.loads(out)
@@ -186,18 +188,6 @@ def test_staged_upgrade_under_load(tmp_path: Path, urls: dict[str, str]) -> None
         assert fp.metric(bridge.metrics(), "mcp_bridge_reloads_total", outcome="error") == 1
 
 
-async def legacy_post(client: httpx.AsyncClient, url: str, msg: dict[str, Any], session: str | None) -> tuple[httpx.Response, Any]:
-    """One 2025-11-25 Streamable HTTP POST; the JSON-RPC answer (from JSON or SSE), if any."""
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if session:
-        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": fp.LEGACY}
-    resp = await client.post(url, content=json.dumps(msg), headers=headers)
-    if resp.headers.get("content-type", "").startswith("text/event-stream"):
-        frames = [json.loads(line[5:]) for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
-        return resp, next((f for f in frames if f.get("id") == msg.get("id")), None)
-    return resp, (resp.json() if resp.content else None)
-
-
 def test_a_2025_session_survives_the_swap(tmp_path: Path) -> None:
     """The 2025 client keeps its session (held by the bridge's 2025 front) while the server behind it
     is swapped from the legacy sample to the 2026-only one: no re-initialize, no error."""
@@ -207,20 +197,20 @@ def test_a_2025_session_survives_the_swap(tmp_path: Path) -> None:
         async def scenario() -> list[str | None]:
             async with httpx.AsyncClient(timeout=120) as client:
                 url = bridge.url("swap")
-                resp, init = await legacy_post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                resp, init = await fp.legacy_post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                     "protocolVersion": fp.LEGACY, "capabilities": {}, "clientInfo": {"name": "raw-2025", "version": "1"}}}, None)
                 session = resp.headers["mcp-session-id"]
                 assert init["result"]["protocolVersion"] == fp.LEGACY
-                await legacy_post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+                await fp.legacy_post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
                 served = []
                 for rid, swap_to in ((2, NEW_SWAP), (3, None)):
-                    _, answer = await legacy_post(client, url, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                    _, answer = await fp.legacy_post(client, url, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                                                                 "params": {"name": "echo", "arguments": {"text": f"call {rid}"}}}, session)
                     assert answer["result"]["content"][0]["text"] == f"call {rid}", answer
                     served.append((await health_of(client, bridge))["era"])
                     if swap_to is not None:
                         bridge.write({"swap": swap_to})
-                        reload = await client.post(f"{bridge.base}/admin/reload")
+                        reload = await client.post(f"{bridge.base}/admin/reload", headers=fp.ADMIN_HEADERS)
                         assert reload.json()["replaced"] == ["swap"]
                 return served
 

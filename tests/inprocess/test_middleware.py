@@ -51,7 +51,8 @@ def test_content_rules_apply_to_mcp_endpoints_only() -> None:
 
 @pytest.mark.parametrize(("host", "allowed", "ok"), [
     (None, [], True), ("localhost", [], True), ("LOCALHOST:80", [], True), ("[::1]:8080", [], True), ("::1", [], True),
-    ("127.0.0.1:1", [], True), ("evil.example", [], False), ("localhost.evil.example", [], False),
+    ("127.0.0.1:1", [], True), ("evil.example", [], False), ("localhost.evil.example", [], False), ("127.0.0.1:x", [], False),
+    ("[::1", [], False), ("[::1]x", [], False),
     ("bridge.internal:9000", ["bridge.internal"], True), ("anything", ["*"], True),
 ])
 def test_host_allow_list(host: str | None, allowed: list[str], ok: bool) -> None:

@@ -30,7 +30,10 @@ SERVER = (
 )
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str], vcs: bool = False) -> tuple[int, str, str]:
+    """Run the CLI; a rewrite outside git is allowed (tmp_path is no checkout) unless ``vcs``."""
+    if args[0] != "check" and not vcs:
+        args = [*args, "--allow-no-vcs"]
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     out, err = capsys.readouterr()
@@ -71,7 +74,8 @@ def test_fix_rewrites_in_place_and_summarises(tmp_path: Path, capsys: pytest.Cap
 def test_fix_from_another_working_directory_and_single_file(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "proj")
     target = root / "pkg" / "server.py"
-    proc = subprocess.run([sys.executable, "-m", "migrate", os.path.relpath(target, tmp_path)], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, "-m", "migrate", os.path.relpath(target, tmp_path), "--allow-no-vcs"],
+                          cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "MCPServer" in target.read_text(encoding="utf-8")
@@ -179,12 +183,25 @@ def test_dirty_git_files_are_refused_unless_allowed(tmp_path: Path, capsys: pyte
         subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env)
     server = root / "pkg" / "server.py"
     server.write_text(SERVER + "# local edit\n", encoding="utf-8")
-    code, out, _ = run_cli([str(root)], capsys)
-    assert "uncommitted changes" in out
-    assert "FastMCP" in server.read_text(encoding="utf-8")
-    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=2.3,<3\n"  # clean file rewritten
-    run_cli([str(root), "--allow-dirty"], capsys)
+    before = snapshot(root)
+    code, out, err = run_cli([str(root)], capsys, vcs=True)
+    assert code == 2 and "uncommitted changes" in err and str(server) in err
+    assert snapshot(root) == before  # the whole run is refused: not even the clean files are written
+    run_cli([str(root), "--allow-dirty"], capsys, vcs=True)
     assert "MCPServer" in server.read_text(encoding="utf-8")
+    assert (root / "requirements.txt").read_text(encoding="utf-8") == "mcp[cli]>=2.3,<3\n"
+
+
+def test_outside_version_control_nothing_is_written_unless_allowed(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "plain")
+    before = snapshot(root)
+    code, _, err = run_cli([str(root)], capsys, vcs=True)
+    assert code == 2 and "not inside a git checkout" in err and "--allow-no-vcs" in err
+    assert snapshot(root) == before
+    assert run_cli([str(root), "--diff"], capsys, vcs=True)[0] == 1  # --diff and check write nothing: no refusal
+    assert run_cli([str(root), "--allow-no-vcs"], capsys, vcs=True)[0] == 0
+    assert "MCPServer" in (root / "pkg" / "server.py").read_text(encoding="utf-8")
 
 
 def test_virtualenvs_and_build_outputs_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -208,7 +225,7 @@ def test_line_endings_encoding_and_bom_preserved(tmp_path: Path, capsys: pytest.
     latin.write_bytes("# -*- coding: latin-1 -*-\n# caf\xe9\nfrom mcp.server.fastmcp import FastMCP\n".encode("latin-1"))
     bom = tmp_path / "bom.py"
     bom.write_bytes(b"\xef\xbb\xbffrom mcp.server.fastmcp import FastMCP\n")
-    run_cli([str(tmp_path)], capsys)
+    run_cli([str(tmp_path), "--markers", "all"], capsys)
     data = crlf.read_bytes()
     assert b"MCPServer" in data and b"TODO(mcp-migrate" in data
     assert data.count(b"\r\n") >= SERVER.count("\n") and b"\n" not in data.replace(b"\r\n", b"")  # CRLF only
@@ -287,10 +304,10 @@ def test_transport_kwargs_move_to_start_sites_in_other_modules(tmp_path: Path,
     run_cli([str(tmp_path), "--select", "MCP001,MCP003"], capsys)
     server = (pkg / "server.py").read_text(encoding="utf-8")
     assert "mcp = MCPServer('x', version='1')" in server
-    assert "other._mcp_v1_transport = {\"port\": int(os.environ['PORT'])}" in server
+    assert "_mcp_v1_transport" not in server  # `os` can be imported at the start site: no stash
     main = (pkg / "main.py").read_text(encoding="utf-8")
     assert "mcp.run(transport='streamable-http', stateless_http=True)" in main
-    assert 'other.run(transport=\'sse\', **{k: v for k, v in getattr(other, "_mcp_v1_transport", {}).items()' in main
+    assert "import os\n" in main and "other.run(transport='sse', port=int(os.environ['PORT']))" in main
     assert "mcp.streamable_http_app(host='0.0.0.0', stateless_http=True)" in (pkg / "asgi.py").read_text(
         encoding="utf-8")
     code, out, _ = run_cli([str(tmp_path), "--diff", "--select", "MCP001,MCP003"], capsys)
@@ -312,3 +329,60 @@ def test_parallel_jobs_give_the_same_result(tmp_path: Path, capsys: pytest.Captu
                       sorted((Path(f["path"]).relative_to(root).as_posix(), f["rule"], f["line"])
                              for f in report["findings"])))
     assert trees[0] == trees[1]
+
+
+ADVISORY_ONLY = "from mcp.server.mcpserver import MCPServer\n\nmcp = MCPServer('x', version='1')\n\n\n" \
+                "@mcp.tool()\ndef sync() -> str:\n    return 'x'\n"
+
+
+@pytest.mark.parametrize(("markers", "expected"), [("all", {"MCP003", "MCP202"}), ("action", {"MCP003"}),
+                                                   ("none", set())])
+def test_markers_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str], markers: str,
+                        expected: set[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "pkg" / "server.py").write_text(SERVER.replace("port=9000", "port=PORT").replace(
+        "mcp = FastMCP", "from pkg.conf import PORT\nmcp = FastMCP"), encoding="utf-8")
+    (root / "pkg" / "run.py").write_text("from pkg.server import mcp\nmcp.run(transport='sse')\n")
+    code, out, _ = run_cli([str(root), "--markers", markers, "--select", "MCP001,MCP003,MCP202",
+                            "--format", "json"], capsys)
+    text = "".join(p.read_text() for p in (root / "pkg").glob("*.py"))
+    assert {line.split("TODO(mcp-migrate ")[1][:6] for line in text.splitlines() if "TODO(mcp-migrate" in line} == expected
+    assert {f["rule"] for f in json.loads(out)["findings"]} >= {"MCP003", "MCP202"}  # the report has every finding
+
+
+def test_check_exits_1_on_actionable_findings_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "adv"
+    root.mkdir()
+    (root / "server.py").write_text(ADVISORY_ONLY, encoding="utf-8")
+    code, out, _ = run_cli(["check", str(root)], capsys)
+    assert code == 0 and "MCP203" in out  # an advisory is reported, not a failure
+    assert run_cli(["check", str(root), "--strict"], capsys)[0] == 1
+    make_tree(tmp_path / "req")
+    assert run_cli(["check", str(tmp_path / "req")], capsys)[0] == 1
+
+
+def test_text_summary_ends_with_a_per_rule_tally(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path / "proj")
+    (root / "pkg" / "sync.py").write_text(ADVISORY_ONLY, encoding="utf-8")
+    _, out, _ = run_cli(["check", str(root)], capsys)
+    tail = out.split("By rule:\n")[1].splitlines()
+    rows = {line.split()[0]: line for line in tail}
+    assert "MCP001" in rows and "fixed" in rows["MCP001"]
+    assert rows["MCP203"].endswith("advisory") and "1 manual" in rows["MCP203"]
+    assert list(rows) == sorted(rows)
+
+
+def test_jobs_default_to_the_cpu_count(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrate import engine
+
+    seen: list[int] = []
+    real = engine.run
+
+    def spy(files: list[tuple[Path, str]], options: engine.Options, jobs: int = 1, progress: object = None) -> object:
+        seen.append(jobs)
+        return real(files, options, 1, None)
+
+    monkeypatch.setattr(engine, "run", spy)
+    run_cli(["check", str(make_tree(tmp_path / "proj"))], capsys)
+    assert seen == [os.cpu_count() or 1]

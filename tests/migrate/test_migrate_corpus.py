@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 INTROSPECT = HERE / "migrate_introspect.py"
 MISSING_RE = re.compile(r"No module named '([A-Za-z0-9_]+)")
 
-pytestmark = [pytest.mark.legacy_peer, pytest.mark.slow]
+pytestmark = [pytest.mark.legacy_peer, pytest.mark.slow, pytest.mark.timeout(1500)]  # the module fixture migrates 64 examples
 
 
 def introspect(python: str, path: Path, overlay: Path | None = None) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     copy = tmp_path_factory.mktemp("corpus") / "examples"
     shutil.copytree(pristine, copy)
     proc = subprocess.run(
-        [sys.executable, "-m", "migrate", str(copy), "--format", "json", "--allow-dirty", "--jobs", "2"],
+        [sys.executable, "-m", "migrate", str(copy), "--format", "json", "--allow-dirty", "--allow-no-vcs", "--jobs", "2"],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr

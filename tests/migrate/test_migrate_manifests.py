@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,19 @@ def test_mcp081_pytest_error_filter() -> None:
     assert run("pyproject.toml", "manifest", new, frozenset(), "MCP081") == (new, [])
     plain = '[tool.pytest.ini_options]\nfilterwarnings = ["ignore::DeprecationWarning"]\n'
     assert run("pyproject.toml", "manifest", plain, frozenset(), "MCP081") == (plain, [])
+
+
+def test_mcp011_an_httpx_import_with_no_manifest_at_all_is_reported(tmp_path: Path) -> None:
+    from migrate_helpers import migrate_source
+
+    (tmp_path / ".git").mkdir()  # the checkout root: the search for a manifest stops here
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    source = "import httpx\nfrom mcp.server.fastmcp import FastMCP\n"
+    _, findings = migrate_source(source, "MCP011", path=str(scripts / "server.py"))
+    assert [(f.rule, f.status, f.line) for f in findings] == [("MCP011", "manual", 1)]
+    (tmp_path / "requirements.txt").write_text("mcp\n")
+    from migrate.rules.mcp011_httpx_undeclared import has_manifest
+
+    has_manifest.cache_clear()
+    assert migrate_source(source, "MCP011", path=str(scripts / "other.py"))[1] == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrate_helpers import assert_idempotent, migrate_source
+from migrate_helpers import assert_idempotent, dedent, migrate_source
 
 SOURCE = """
 from pydantic import AnyUrl, FileUrl
@@ -30,3 +30,31 @@ def test_own_models_untouched_g3() -> None:
 
 def test_idempotent() -> None:
     assert_idempotent(SOURCE, "MCP014")
+
+
+CLIENT = """
+from pydantic import AnyUrl
+from mcp import ClientSession
+
+
+async def show(session: ClientSession, name: str) -> None:
+    await session.read_resource(AnyUrl("greeting://World"))
+    await session.subscribe_resource(uri=AnyUrl(f"file:///{name}"))
+"""
+
+
+def test_session_resource_methods_take_a_str_and_the_import_goes() -> None:
+    new, findings = migrate_source(CLIENT, "MCP014")
+    assert 'await session.read_resource("greeting://World")' in new
+    assert 'await session.subscribe_resource(uri=str(AnyUrl(f"file:///{name}")))' in new
+    assert "from pydantic import AnyUrl" in new  # still used by the dynamic one
+    only_literal = CLIENT.replace('    await session.subscribe_resource(uri=AnyUrl(f"file:///{name}"))\n', "")
+    new, _ = migrate_source(only_literal, "MCP014")
+    assert "AnyUrl" not in new
+    assert len(findings) == 2
+    assert_idempotent(CLIENT, "MCP014")
+
+
+def test_unproven_receivers_and_other_methods_are_left_alone() -> None:
+    source = "from pydantic import AnyUrl\n\n\nasync def f(cache):\n    await cache.read_resource(AnyUrl('x://y'))\n"
+    assert migrate_source(source, "MCP014") == (dedent(source), [])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ async def run_v2(args: argparse.Namespace, plan: list[dict[str, Any]]) -> list[d
     async def roots(context: Any) -> Any:
         return roots_result(types, args.roots)
 
-    client = Client(StdioServerParameters(command=args.command[0], args=args.command[1:]), mode=args.mode, cache=None,
+    client = Client(StdioServerParameters(command=args.command[0], args=args.command[1:], env=dict(os.environ)), mode=args.mode, cache=None,
                     read_timeout_seconds=60, sampling_callback=sample, list_roots_callback=roots if args.roots else None,
                     client_info=types.Implementation(name="published-driver", version="1"))
     async with client:
@@ -103,7 +104,8 @@ async def run_v1(args: argparse.Namespace, plan: list[dict[str, Any]]) -> list[d
     async def roots(context: Any) -> Any:
         return roots_result(types, args.roots)
 
-    params = StdioServerParameters(command=args.command[0], args=args.command[1:])
+    # the SDKs pass only a safe subset of the environment by default; the test sets server variables
+    params = StdioServerParameters(command=args.command[0], args=args.command[1:], env=dict(os.environ))
     async with stdio_client(params) as (read, write), ClientSession(
         read, write, sampling_callback=sample, list_roots_callback=roots if args.roots else None,
         client_info=types.Implementation(name="published-driver", version="1"),

@@ -138,13 +138,7 @@ def run(client: str, mode: str, server: Server, bridged: bool) -> dict:
 
 
 # Cells that fail today by a defect of issue #17 (strict: a fix turns them into XPASS failures).
-_SAMPLING = "#17.2: sampling with includeContext refused with -32021 although the client declared sampling"
-_EXECUTION = "#17.3: Tool.execution dropped on the way through the canonical form"
-KNOWN: dict[tuple[str, str], str] = {
-    **{("everything-2025.11.25", c): _SAMPLING for c in CLIENTS},
-    **{("everything-2026.8.31", c): _EXECUTION for c in CLIENTS},
-    **{("memory", c): _EXECUTION for c in CLIENTS},
-}
+KNOWN: dict[tuple[str, str], str] = {}
 # Cells whose outcome is a race today (#17.1: the server's roots/list right after initialization is
 # answered locally unless a call happens to be in flight): not strict, since either outcome occurs.
 RACY: dict[tuple[str, str], str] = {

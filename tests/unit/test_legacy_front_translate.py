@@ -156,6 +156,9 @@ def test_client_declares() -> None:
     tools_sampling["params"]["tools"] = []
     assert not lf.client_declares({"sampling": {}}, tools_sampling)
     assert lf.client_declares({"sampling": {"tools": {}}}, tools_sampling)
+    context_sampling = copy.deepcopy(sampling)
+    context_sampling["params"]["includeContext"] = "thisServer"
+    assert lf.client_declares({"sampling": {}}, context_sampling)  # no stricter than the client it fronts (#17)
 
 
 # --- requests ------------------------------------------------------------------------------------

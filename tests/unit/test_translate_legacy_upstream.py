@@ -106,7 +106,7 @@ def test_legacy_results_become_valid_modern_responses(method: str, definition: s
     assert result["_meta"][eras.META_SERVER_INFO] == SERVER_INFO
     assert ("ttlMs" in result) == (method in eras.CACHEABLE_METHODS)
     if method == "tools/list":
-        assert "execution" not in result["tools"][0]
+        assert result["tools"][0]["execution"] == {"taskSupport": "optional"}  # unknown to 2026, passed through
         assert result["nextCursor"] == "c2"
 
 

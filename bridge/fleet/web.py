@@ -1,0 +1,134 @@
+"""The fleet's operator routes: ``/fleet`` (dashboard), ``/fleet/status`` (JSON, ``status.schema.json``),
+``/fleet/divergences`` (JSON) and ``POST /admin/canary``. All of them are closed by default:
+loopback clients with the admin token only (``bridge.fleet.guard``); the pages also accept the token
+once as ``?token=``, which is swapped for a same-site cookie and a redirect to the clean URL.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from bridge.fleet import dashboard, guard
+
+if TYPE_CHECKING:
+    from bridge.fleet.serve import Router
+
+DIVERGENCES_SHOWN = 5
+DIVERGENCES_DEFAULT = 50
+
+
+def status_schema() -> dict[str, Any]:
+    return json.loads(resources.files("bridge.fleet").joinpath("status.schema.json").read_text(encoding="utf-8"))
+
+
+def transport_of(router: Router, name: str) -> str:
+    entry = router.entries[name]
+    slot = entry.upstream.slot
+    if slot.target.command:
+        return "stdio"
+    probed = slot.probe.transport if slot.probe is not None else None
+    return str(probed or slot.target.transport or "http")
+
+
+def fleet_status(router: Router, now: float | None = None) -> dict[str, Any]:
+    now = time.time() if now is None else now
+    servers = []
+    for name, entry in sorted(router.entries.items()):
+        st = entry.upstream.status()
+        by_era = {era: int(n) for era, n in sorted(router.metrics.totals("requests_total", "client_era", server=name).items())}
+        staged = entry.staged.stage_status() or {}
+        servers.append({
+            "name": name, "era": st["era"], "configured_era": st["configured_era"], "transport": transport_of(router, name),
+            "target": st["target"], "state": st["state"], "restarts": int(st["restarts"]), "generation": int(st["generation"]),
+            "inflight": int(st["inflight"]), "last_error": st["last_error"], "requests_by_client_era": by_era,
+            "shadow": staged.get("shadow"), "canary": staged.get("canary"),
+        })
+    return {"generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)), "config": str(router.path),
+            "loaded_at": router.loaded_at, "servers": servers, "history": router.history.series(now),
+            "divergences": len(router.divergences)}
+
+
+def divergences(router: Router, limit: int) -> list[dict[str, Any]]:
+    kept = list(router.divergences)
+    return [d.to_json() for d in reversed(kept[-limit:])] if limit > 0 else []
+
+
+def _denied(router: Router, request: Request, page: bool) -> Response | None:
+    return guard.admin_denied(request, router.admin_token, router.allowed_origins(), cookie_ok=page)
+
+
+def _token_in_query(router: Router, request: Request) -> Response | None:
+    """``?token=T`` on a page: set the cookie and redirect to the URL without it (when T is right)."""
+    given = request.query_params.get("token")
+    if given is None or not guard.token_matches(given, router.admin_token):
+        return None
+    query = "&".join(f"{k}={v}" for k, v in request.query_params.multi_items() if k != "token")
+    resp = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=303)
+    resp.set_cookie(guard.TOKEN_COOKIE, given, httponly=True, samesite="strict", path="/")
+    return resp
+
+
+async def fleet_page(router: Router, request: Request) -> Response:
+    redirect = _token_in_query(router, request)
+    if redirect is not None and request.client and request.client.host in guard.LOOPBACK_CLIENTS:
+        return redirect
+    denied = _denied(router, request, page=True)
+    if denied is not None:
+        return denied
+    page = dashboard.render(fleet_status(router), divergences(router, DIVERGENCES_SHOWN))
+    return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:"})
+
+
+async def fleet_status_endpoint(router: Router, request: Request) -> Response:
+    denied = _denied(router, request, page=True)
+    return denied or JSONResponse(fleet_status(router), headers={"Cache-Control": "no-store"})
+
+
+async def divergences_endpoint(router: Router, request: Request) -> Response:
+    denied = _denied(router, request, page=True)
+    if denied is not None:
+        return denied
+    text = request.query_params.get("limit", str(DIVERGENCES_DEFAULT))
+    limit = int(text) if text.isdigit() else DIVERGENCES_DEFAULT
+    return JSONResponse({"kept": len(router.divergences), "divergences": divergences(router, limit)},
+                        headers={"Cache-Control": "no-store"})
+
+
+async def canary_endpoint(router: Router, request: Request) -> Response:
+    """``POST /admin/canary {"server": NAME, "weight": W}``: a new weight, arming the canary again."""
+    denied = _denied(router, request, page=False)
+    if denied is not None:
+        return denied
+    try:
+        body = json.loads(await request.body() or b"{}")
+    except ValueError:
+        return JSONResponse({"ok": False, "error": "the body must be JSON"}, status_code=400)
+    name = body.get("server") if isinstance(body, dict) else None
+    weight = body.get("weight") if isinstance(body, dict) else None
+    if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not math.isfinite(weight) or not 0 <= weight <= 1:
+        return JSONResponse({"ok": False, "error": "'weight' must be a number between 0 and 1"}, status_code=400)
+    entry = router.entries.get(name) if isinstance(name, str) else None
+    stage = entry.staged.stage if entry is not None else None
+    if entry is None or stage is None or stage.cfg.canary_to is None:
+        return JSONResponse({"ok": False, "error": f"no server {name!r} with a canary"}, status_code=404)
+    before = stage.weight
+    stage.set_weight(float(weight))
+    router.log_event("canary weight of %s: %s -> %s", name, before, stage.weight,
+                     extra={"event": "canary_weight", "server": name, "before": before, "weight": stage.weight})
+    return JSONResponse({"ok": True, "server": name, **(entry.staged.stage_status() or {})})
+
+
+ROUTES = (
+    ("/admin/canary", canary_endpoint, "POST"),
+    ("/fleet", fleet_page, "GET"),
+    ("/fleet/status", fleet_status_endpoint, "GET"),
+    ("/fleet/divergences", divergences_endpoint, "GET"),
+)

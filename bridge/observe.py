@@ -1,0 +1,209 @@
+"""Health, readiness and metrics of single-server mode (``mcp-bridge serve --upstream/-- COMMAND``).
+
+    /healthz   200 {"status": "ok", ...} while the upstream answers; 503 {"status": "down", "reason": ...}
+               while it cannot be reached (checked on demand, at most once per ``check_interval``)
+    /readyz    the same check, for load balancers: 200 "ready" or 503 with the reason
+    /metrics   Prometheus text: requests by client era, upstream era and outcome, call latency, upstream_up
+
+The metrics registry and text rendering are fleet mode's (``bridge.fleet.metrics``): one format,
+one implementation. Also here: an optional Host-header allow-list for the HTTP listener (the
+DNS-rebinding defence the 2025-11-25 and 2026-07-28 transports ask of local servers, basic/transports
+§Security Warning), used when the bridge binds a loopback address or is given ``--allow-host``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from bridge import eras, jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Emit, Upstream, discard
+from bridge.fleet.metrics import Metrics
+from bridge.jsonrpc import Message
+from bridge.upstream.factory import Target, discover_request
+
+log = logging.getLogger("mcp_bridge.observe")
+
+METRICS_MEDIA_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def register_metrics(metrics: Metrics) -> None:
+    metrics.counter("requests_total", "Requests relayed to the upstream, by client era, upstream era and outcome.",
+                    ("client_era", "upstream_era", "outcome"))
+    metrics.histogram("request_duration_seconds", "Time to the final response of one relayed request.", ("client_era",))
+    metrics.counter("health_checks_total", "Upstream reachability checks, by result.", ("result",))
+
+
+def outcome_of(response: Message) -> str:
+    """``ok``, ``input_required`` (an MRTR round), or ``error`` (a JSON-RPC error response)."""
+    if "error" in response:
+        return "error"
+    result = response.get("result")
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        return "input_required"
+    return "ok"
+
+
+class ObservedUpstream(Upstream):
+    """Counts every call of the wrapped upstream; everything else is delegated unchanged."""
+
+    def __init__(self, inner: Upstream, metrics: Metrics, clock: Callable[[], float] = time.monotonic) -> None:
+        self.inner = inner
+        self.metrics = metrics
+        self.clock = clock
+
+    @property  # type: ignore[override]
+    def era(self) -> Any:
+        return getattr(self.inner, "era", None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def discover(self, ctx: CallContext) -> Message:
+        return await self.inner.discover(ctx)
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        started = self.clock()
+        outcome = "failed"
+        try:
+            response = await self.inner.call(request, ctx, emit)
+            outcome = outcome_of(response)
+            return response
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            labels = {"client_era": ctx.client_era, "upstream_era": str(self.era or "unknown"), "outcome": outcome}
+            self.metrics.inc("requests_total", labels)
+            self.metrics.observe("request_duration_seconds", {"client_era": ctx.client_era}, self.clock() - started)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def status(self) -> dict[str, Any]:
+        return self.inner.status()
+
+
+class Observer:
+    """Answers /healthz, /readyz and /metrics for one upstream."""
+
+    def __init__(self, upstream: Upstream, target: Target, settings: Settings, metrics: Metrics,
+                 check_interval: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.upstream = upstream
+        self.target = target
+        self.settings = settings
+        self.metrics = metrics
+        self.check_interval = check_interval
+        self.clock = clock
+        self.last: tuple[float, bool, str] | None = None
+        self._lock = asyncio.Lock()
+
+    async def check(self) -> tuple[bool, str]:
+        """(reachable, reason); at most one real check per ``check_interval``."""
+        async with self._lock:
+            now = self.clock()
+            if self.last is not None and now - self.last[0] < self.check_interval:
+                return self.last[1], self.last[2]
+            try:
+                ok, reason = await asyncio.wait_for(self._probe(), self.settings.probe_timeout)
+            except TimeoutError:
+                ok, reason = False, f"no answer from the upstream within {self.settings.probe_timeout:g}s"
+            except Exception as exc:  # noqa: BLE001 - any failure is the reason
+                ok, reason = False, str(exc) or exc.__class__.__name__
+            if self.last is None or self.last[1] != ok:
+                log.log(logging.INFO if ok else logging.WARNING, "upstream %s", "reachable" if ok else f"unreachable: {reason}")
+            self.last = (self.clock(), ok, reason)
+            self.metrics.inc("health_checks_total", {"result": "ok" if ok else "down"})
+            return ok, reason
+
+    async def _probe(self) -> tuple[bool, str]:
+        if self.target.url:
+            # Reachability of an HTTP upstream: any HTTP answer below 500 to a 2026 server/discover
+            # (a 2025 server answers 400/404/405: it is up, just older).
+            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                       "MCP-Protocol-Version": eras.MODERN, "Mcp-Method": "server/discover", **self.target.headers}
+            async with httpx.AsyncClient(timeout=self.settings.probe_timeout) as client:
+                try:
+                    async with client.stream("POST", self.target.url, content=jsonrpc.dumps(discover_request(self.settings)),
+                                             headers=headers) as resp:
+                        status = resp.status_code
+                except httpx.HTTPError as exc:
+                    return False, f"cannot reach {self.target.url}: {exc.__class__.__name__}: {exc}".rstrip(": ")
+            return (status < 500, "" if status < 500 else f"{self.target.url} answered HTTP {status}")
+        # A stdio child: a real round trip through the upstream (it respawns the child when it died).
+        response = await self.upstream.call(discover_request(self.settings, "mcp-bridge-health"), CallContext(), discard)
+        if "error" in response:
+            err = response["error"]
+            return False, f"upstream answered {err.get('code')}: {err.get('message')}"
+        return True, ""
+
+    def _status(self) -> dict[str, Any]:
+        try:
+            return self.upstream.status()
+        except Exception as exc:  # noqa: BLE001 - a status bug must not break the probe
+            return {"error": str(exc)}
+
+    async def healthz(self, request: Request) -> Response:
+        status = self._status()  # the state when the request came, before the check's round trip
+        ok, reason = await self.check()
+        body: dict[str, Any] = {"status": "ok" if ok else "down", "target": self.target.describe(), "upstream": status}
+        if not ok:
+            body["reason"] = reason
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    async def readyz(self, request: Request) -> Response:
+        ok, reason = await self.check()
+        return PlainTextResponse("ready\n" if ok else f"not ready: {reason}\n", status_code=200 if ok else 503)
+
+    async def metrics_endpoint(self, request: Request) -> Response:
+        up = 1.0 if self.last is not None and self.last[1] else 0.0
+        era = getattr(self.upstream, "era", None)
+        text = self.metrics.render([
+            ("upstream_up", "gauge", "1 when the last reachability check of the upstream succeeded.", [({}, up)]),
+            ("upstream_era", "gauge", "The era the upstream speaks (1 for the detected era).",
+             [({"era": str(era)}, 1.0)] if era else []),
+        ])
+        return PlainTextResponse(text, media_type=METRICS_MEDIA_TYPE)
+
+    def routes(self) -> list[Route]:
+        return [Route("/healthz", self.healthz, methods=["GET"]), Route("/readyz", self.readyz, methods=["GET"]),
+                Route("/metrics", self.metrics_endpoint, methods=["GET"])]
+
+
+def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[ObservedUpstream, Observer]:
+    metrics = Metrics()
+    register_metrics(metrics)
+    wrapped = ObservedUpstream(upstream, metrics)
+    return wrapped, Observer(wrapped, target, settings, metrics)
+
+
+# --- fleet ------------------------------------------------------------------------------------------
+
+
+def fleet_health_status(body: dict[str, Any], strict: bool) -> int:
+    """Fleet /healthz: 200 with every server's state (the bridge is up); with ``?strict=1``, 503 while any
+    server is not ``ok``. Adds ``down``: the names of those servers."""
+    body["down"] = sorted(name for name, server in (body.get("servers") or {}).items() if server.get("state") != "ok")
+    return 503 if strict and body["down"] else 200
+
+
+async def fleet_readyz(router: Any, request: Request) -> Response:
+    """Fleet /readyz: 200 once the config is loaded and every server has made its first start attempt."""
+    if getattr(router, "config", None) is None:
+        return PlainTextResponse("not ready: config not loaded\n", status_code=503)
+    pending = sorted(name for name, entry in router.entries.items() if entry.started is not None and not entry.started.done())
+    if pending:
+        return PlainTextResponse(f"not ready: starting {', '.join(pending)}\n", status_code=503)
+    return PlainTextResponse("ready\n")

@@ -1,0 +1,579 @@
+"""Direction A tasks shell: a 2026-07-28 client's ``io.modelcontextprotocol/tasks`` traffic served by a
+2025-11-25 tasks server, as an ``Upstream`` wrapped around the legacy upstream.
+
+``TasksUpstream`` intercepts task-capable ``tools/call``, ``tasks/get``/``tasks/update``/``tasks/cancel``,
+``server/discover`` (to advertise the extension) and ``subscriptions/listen`` with ``taskIds``; everything
+else goes to the wrapped upstream unchanged. Every protocol decision is a function of
+``bridge.translate.tasks`` / ``bridge.translate.tasks_legacy_upstream``.
+
+2025 tasks are bound to the session that created them (mcp 1.29 scopes task ids per session), so task
+traffic runs on dedicated upstream sessions (``TaskChannel``), one per (principal, input capabilities),
+opened through the same transport factory as the wrapped legacy upstream. Per live task, one upstream
+``tasks/result`` runs in the background: it carries the task's server->client requests (surfaced as
+``inputRequests``) and, at the end, the payload the bridge inlines into ``tasks/get``.
+
+Restart: when a channel's session ends (child exit, HTTP 404), its live tasks become ``failed`` with
+-32603 "Upstream task lost: ..." (a 2025 server keeps tasks in memory; the spec lets a receiver forget
+tasks, ext tasks.mdx §Error Handling note); finished tasks keep their inlined result until their TTL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bridge import eras, jsonrpc
+from bridge.config import Settings
+from bridge.core import CallContext, Emit, Upstream, UpstreamError
+from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message, RequestId
+from bridge.translate import tasks as tk
+from bridge.translate import tasks_legacy_front as tb
+from bridge.translate import tasks_legacy_upstream as tx
+from bridge.upstream.legacy_transport import LegacyTransport
+from bridge.upstream.tasks_legacy_client import LegacyClientTasks
+
+log = logging.getLogger("mcp_bridge.tasks")
+
+TransportFactory = Callable[[CallContext], LegacyTransport]
+ChannelKey = tuple[str | None, str]
+
+MAX_LIVE_TASKS_PER_PRINCIPAL = 64
+MAX_TASKS = 10_000
+MAX_CHANNELS = 64
+DEFAULT_TTL_MS = 3_600_000
+MAX_RESULT_WAIT_S = 24 * 3600.0
+TRANSPORT_FAILURES = ("Upstream unreachable", "Upstream closed the response stream", "Upstream did not answer")
+"""Error messages the bridge's own transports synthesize when a response stream breaks."""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def input_capabilities(request: Message) -> dict[str, Any]:
+    """The 2025 ``initialize`` capabilities a task channel declares for this caller: the input kinds it
+    can answer (a task may only ask what its client can answer)."""
+    meta = eras.request_meta(request) or {}
+    caps = meta.get(eras.META_CLIENT_CAPABILITIES)
+    caps = caps if isinstance(caps, dict) else {}
+    return {k: dict(caps[k]) if k != "roots" else {} for k in ("elicitation", "sampling", "roots") if isinstance(caps.get(k), dict)}
+
+
+class TaskChannel:
+    """One initialized 2025 session carrying task traffic."""
+
+    def __init__(self, owner: TasksUpstream, transport: LegacyTransport, key: ChannelKey, caps: dict[str, Any]) -> None:
+        self.owner = owner
+        self.transport = transport
+        self.key = key
+        self.caps = caps
+        self.state = "new"
+        self.server_caps: dict[str, Any] = {}
+        self.tools: dict[str, str] | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Message]] = {}
+        self._lock = asyncio.Lock()
+        self._closing: asyncio.Task[None] | None = None
+        transport.bind(self._deliver, self._on_lost)
+
+    async def ensure_ready(self) -> None:
+        if self.state == "ready":
+            return
+        async with self._lock:
+            if self.state == "ready":
+                return
+            await self.transport.open()
+            self.state = "opening"
+            settings = self.owner.settings
+            resp = await self.request("initialize", {"protocolVersion": eras.LEGACY, "capabilities": self.caps,
+                                                     "clientInfo": settings.bridge_info()}, settings.connect_timeout * 3)
+            result = resp.get("result")
+            if not isinstance(result, dict) or result.get("protocolVersion") not in eras.LEGACY_VERSIONS:
+                raise UpstreamError(f"task session did not initialize: {resp.get('error') or result}")
+            self.server_caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+            self.transport.initialized(result["protocolVersion"])
+            await self.transport.send(jsonrpc.notification("notifications/initialized"))
+            self.tools = None
+            self.state = "ready"
+
+    async def request(self, method: str, params: Message | None, timeout: float | None = None) -> Message:
+        """Send one request; the raw 2025 response (an error response on timeout or loss)."""
+        rid = next(self._ids)
+        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            await self.transport.send(jsonrpc.request(rid, method, params))
+            return await asyncio.wait_for(fut, timeout or self.owner.settings.request_timeout)
+        except TimeoutError:
+            self.transport.abandon(rid)
+            with contextlib.suppress(UpstreamError):
+                await self.transport.send(jsonrpc.notification("notifications/cancelled", {"requestId": rid, "reason": "timeout"}))
+            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream did not answer {method} in time")
+        except asyncio.CancelledError:
+            self.transport.abandon(rid)
+            raise
+        finally:
+            self._pending.pop(rid, None)
+
+    async def send(self, msg: Message) -> None:
+        await self.transport.send(msg)
+
+    async def tool_support(self, name: str) -> str:
+        if self.tools is None or name not in self.tools:
+            self.tools = await self._list_tools()
+        return self.tools.get(name, "forbidden")
+
+    async def _list_tools(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        cursor: Any = None
+        for _page in range(100):
+            resp = await self.request("tools/list", {"cursor": cursor} if cursor else {})
+            result = resp.get("result") if isinstance(resp.get("result"), dict) else {}
+            for tool in result.get("tools") or []:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    out[tool["name"]] = tx.tool_task_support(tool)
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str):
+                break
+        return out
+
+    async def _deliver(self, msg: Message, related: RequestId | None) -> None:
+        if jsonrpc.is_response(msg):
+            fut = self._pending.get(msg.get("id")) if isinstance(msg.get("id"), int) else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            return
+        method = msg.get("method")
+        if jsonrpc.is_request(msg):
+            if method == "ping":
+                await self.transport.send(jsonrpc.result_response(msg["id"], {}))
+            elif method in eras.INPUT_REQUEST_METHODS:
+                await self.owner.on_input(self, msg)
+            else:
+                await self.transport.send(jsonrpc.error_response(msg["id"], METHOD_NOT_FOUND, f"Method not found: {method}"))
+            return
+        if method == "notifications/tasks/status":
+            self.owner.on_status(self, msg.get("params"))
+        elif method == "notifications/tools/list_changed":
+            self.tools = None
+
+    async def _on_lost(self, why: str) -> None:
+        if self.state in ("lost", "closed"):
+            return
+        self.state = "lost"
+        # This session is over: stop its transport (a stdio supervisor would respawn an orphan child);
+        # the next use opens a new channel.
+        self._closing = asyncio.get_running_loop().create_task(self.transport.close())
+        for rid, fut in list(self._pending.items()):
+            if not fut.done():
+                fut.set_result(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream failed: {why}", {"lost": True}))
+        self.owner.on_channel_lost(self, why)
+
+    async def close(self) -> None:
+        self.state = "closed"
+        with contextlib.suppress(Exception):
+            await self.transport.close()
+
+
+class TasksUpstream(Upstream):
+    """Wraps an upstream; serves the tasks extension when (and only when) it is a 2025 tasks server."""
+
+    def __init__(self, inner: Upstream, settings: Settings, transports: Callable[[], TransportFactory | None],
+                 store: tk.TaskStore | None = None, now_ms: Callable[[], int] = _now_ms,
+                 mint: Callable[[], str] = lambda: secrets.token_urlsafe(24)) -> None:
+        self.inner = inner
+        self.settings = settings
+        self.transports = transports
+        self.store = store or tk.MemoryTaskStore()
+        self.now_ms = now_ms
+        self.mint = mint
+        self.channels: dict[ChannelKey, TaskChannel] = {}
+        self.by_upstream: dict[tuple[ChannelKey, str], str] = {}
+        self.pumps: dict[str, asyncio.Task[None]] = {}
+        self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
+        self._channel_lock = asyncio.Lock()
+        self._started = False
+        self.legacy_clients = LegacyClientTasks(self, self._modern)
+
+    @property  # type: ignore[override]
+    def era(self) -> eras.Era:  # type: ignore[override]
+        return self.inner.era
+
+    # --- Upstream interface ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.inner.start()
+        self._started = True
+
+    async def discover(self, ctx: CallContext) -> Message:
+        result = await self.inner.discover(ctx)
+        channel = await self._view(ctx, {})
+        if channel is not None:
+            result = tx.advertise(result, channel.server_caps)
+        if ctx.client_era == eras.LEGACY and isinstance(result.get("capabilities"), dict):
+            # The legacy front builds the 2025 InitializeResult from these capabilities (direction B).
+            result = {**result, "capabilities": tb.legacy_capabilities(result["capabilities"], result["capabilities"])}
+        return result
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        if self.legacy_clients.wants(request, ctx):
+            try:
+                return await self.legacy_clients.handle(request, ctx, emit)
+            except FrameError as exc:
+                exc.id = request.get("id")
+                return exc.to_response()
+            except UpstreamError as exc:
+                return jsonrpc.error_response(request.get("id"), INTERNAL_ERROR, f"Upstream error: {exc}")
+        return await self._modern(request, ctx, emit)
+
+    async def _modern(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        """A 2026 request (a 2026 client's, or direction B's on a 2025 client's behalf)."""
+        rid = request.get("id")
+        method = request.get("method")
+        if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
+            return await self.inner.call(request, ctx, emit)
+        try:
+            return await self._call(request, ctx, emit)
+        except FrameError as exc:
+            exc.id = rid
+            return exc.to_response()
+        except UpstreamError as exc:
+            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {exc}")
+
+    async def aclose(self) -> None:
+        for pump in list(self.pumps.values()):
+            pump.cancel()
+        for channel in list(self.channels.values()):
+            await channel.close()
+        self.channels.clear()
+        await self.inner.aclose()
+
+    def status(self) -> dict[str, Any]:
+        return {**self.inner.status(), "tasks": len(self.store), "taskPumps": len(self.pumps),
+                "taskChannels": [{"state": c.state, **c.transport.describe()} for c in list(self.channels.values())[:8]]}
+
+    # --- dispatch ------------------------------------------------------------------------------------
+
+    async def _call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        method = request["method"]
+        caps = input_capabilities(request)
+        if method == "server/discover":
+            resp = await self.inner.call(request, ctx, emit)
+            channel = await self._view(ctx, caps)
+            if channel is not None and isinstance(resp.get("result"), dict):
+                resp = {**resp, "result": tx.advertise(resp["result"], channel.server_caps)}
+            return resp
+        if method == "subscriptions/listen":
+            wanted = (request.get("params") or {}).get("notifications")
+            if not isinstance(wanted, dict) or "taskIds" not in wanted:
+                return await self.inner.call(request, ctx, emit)
+        channel = await self._view(ctx, caps)
+        if channel is None:
+            return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
+        supported = tx.upstream_supports_tasks(channel.server_caps)
+        if method in eras.TASKS_EXTENSION_METHODS:
+            if not supported:
+                return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
+            if not tk.declares_extension(request):
+                raise tk.missing_extension()
+            return await self._task_method(request, ctx)
+        if method == "subscriptions/listen":
+            task_ids, rest = tx.split_listen(request.get("params"))
+            if not supported:
+                return await self.inner.call({**request, "params": rest}, ctx, emit)
+            if not tk.declares_extension(request):
+                raise tk.missing_extension()
+            return await self._listen(request, rest, task_ids, ctx, emit)
+        # tools/call
+        if not supported:
+            return await self.inner.call(request, ctx, emit)
+        name = (request.get("params") or {}).get("name")
+        decision = tx.creation(request, await channel.tool_support(str(name)), supported)
+        if decision == "missing":
+            raise tk.missing_extension()
+        if decision == "direct":
+            return await self.inner.call(request, ctx, emit)
+        task_channel = await self._channel_if_legacy(ctx, caps)
+        assert task_channel is not None
+        return await self._create(task_channel, request, ctx)
+
+    async def _view(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
+        """A ready session of this caller to read the server's capabilities and tools from (they do not
+        depend on the client's capabilities): any existing one, so discovery costs no extra session."""
+        for (principal, _caps), channel in self.channels.items():
+            if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
+                return channel
+        return await self._channel_if_legacy(ctx, caps)
+
+    async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
+        if not self._started:
+            await self.start()
+        factory = self.transports()
+        if factory is None:
+            return None
+        key: ChannelKey = (ctx.principal, jsonrpc.dumps(caps).decode())
+        channel = self.channels.get(key)
+        if channel is None or channel.state in ("lost", "closed"):
+            async with self._channel_lock:
+                channel = self.channels.get(key)
+                if channel is None or channel.state in ("lost", "closed"):
+                    if channel is None and len(self.channels) >= MAX_CHANNELS:
+                        raise FrameError(INTERNAL_ERROR, f"Task session limit reached ({MAX_CHANNELS})", {"limit": MAX_CHANNELS})
+                    if channel is not None:
+                        await channel.close()
+                    channel = TaskChannel(self, factory(ctx), key, caps)
+                    self.channels[key] = channel
+        await channel.ensure_ready()
+        return channel
+
+    # --- creation and the per-task result pump ------------------------------------------------------------
+
+    async def _create(self, channel: TaskChannel, request: Message, ctx: CallContext) -> Message:
+        live = [r for r in self.store.owned_by(ctx.principal) if not r.terminal]
+        if len(live) >= MAX_LIVE_TASKS_PER_PRINCIPAL or len(self.store) >= MAX_TASKS:
+            raise FrameError(INTERNAL_ERROR, "Task limit reached", {"limit": MAX_LIVE_TASKS_PER_PRINCIPAL})
+        wire = tx.create_request(request, 0, DEFAULT_TTL_MS)
+        resp = await channel.request("tools/call", wire["params"])
+        if "error" in resp:
+            return {"jsonrpc": "2.0", "id": request["id"], "error": resp["error"]}
+        record = tx.new_record(resp.get("result"), bridge_id=self.mint(), principal=ctx.principal, now_ms=self.now_ms(),
+                               request=request)
+        record.session = channel.key[1]
+        self._sweep(ctx.principal)
+        self.store.put(record)
+        assert record.upstream_id is not None
+        self.by_upstream[(channel.key, record.upstream_id)] = record.bridge_id
+        self.pumps[record.bridge_id] = asyncio.create_task(self._pump(channel, record.bridge_id, record.upstream_id))
+        return jsonrpc.result_response(request["id"], tx.create_result(record))
+
+    async def _pump(self, channel: TaskChannel, bridge_id: str, upstream_id: str) -> None:
+        """Hold one upstream ``tasks/result`` until the task ends (re-issued if the transport drops it)."""
+        deadline = time.monotonic() + MAX_RESULT_WAIT_S
+        try:
+            while time.monotonic() < deadline and channel.state == "ready":
+                resp = await channel.request("tasks/result", {"taskId": upstream_id}, max(1.0, deadline - time.monotonic()))
+                err = resp.get("error") if isinstance(resp.get("error"), dict) else None
+                if err is not None and channel.state == "ready" and str(err.get("message", "")).startswith(TRANSPORT_FAILURES):
+                    # The stream failed, not the task (the session is still up): ask again shortly.
+                    await asyncio.sleep(0.5)
+                    continue
+                info: Message = {}
+                if isinstance(resp.get("result"), dict) and not isinstance(resp["result"].get("content"), list):
+                    # No payload (a crashed or failed task): its statusMessage explains why.
+                    info = await channel.request("tasks/get", {"taskId": upstream_id})
+                record = self.store.get(bridge_id)
+                if record is None:
+                    return
+                tx.merge(record, info.get("result"), self.now_ms())
+                if err is not None and err.get("code") == jsonrpc.INVALID_PARAMS:
+                    tk.lost(record, "the upstream no longer knows the task", self.now_ms())
+                elif err is not None and channel.state != "ready":
+                    tk.lost(record, str(err.get("message")), self.now_ms())
+                else:
+                    tx.settle(record, resp, self.now_ms())
+                self._save(record)
+                return
+            self._lose(bridge_id, "no result in time" if channel.state == "ready" else "the upstream session ended")
+        except (UpstreamError, OSError) as exc:
+            self._lose(bridge_id, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a pump must never leave its task hanging
+            log.exception("task result pump failed")
+            self._lose(bridge_id, f"bridge error: {exc.__class__.__name__}")
+        finally:
+            self.pumps.pop(bridge_id, None)
+
+    def _lose(self, bridge_id: str, why: str) -> None:
+        record = self.store.get(bridge_id)
+        if record is not None and not record.terminal:
+            tk.lost(record, why, self.now_ms())
+            self._save(record)
+
+    def _sweep(self, principal: str | None) -> None:
+        """Forget the caller's expired tasks (their TTL elapsed: both eras let the receiver delete them)."""
+        now = self.now_ms()
+        for record in self.store.owned_by(principal):
+            if record.expired(now):
+                self.store.delete(record.bridge_id)
+                self.by_upstream.pop(((record.principal, record.session or ""), record.upstream_id or ""), None)
+
+    def _save(self, record: tk.TaskRecord) -> None:
+        self.store.put(record)
+        for queue in self.watchers.get(record.bridge_id, ()):
+            queue.put_nowait(record.bridge_id)
+
+    # --- upstream events -----------------------------------------------------------------------------
+
+    def _record_for(self, channel: TaskChannel, upstream_id: str | None) -> tk.TaskRecord | None:
+        bridge_id = self.by_upstream.get((channel.key, upstream_id)) if upstream_id else None
+        return self.store.get(bridge_id) if bridge_id else None
+
+    async def on_input(self, channel: TaskChannel, msg: Message) -> None:
+        related = tk.related_task_of(msg)
+        record = self._record_for(channel, related) if related is not None else self._sole_live_task(channel)
+        if record is None or record.terminal:
+            for reply in tx.refusals(_scratch(msg)):
+                await channel.send(reply)
+            return
+        try:
+            tx.add_input(record, msg, self.now_ms())
+        except FrameError:
+            for reply in tx.refusals(_scratch(msg)):
+                await channel.send(reply)
+            return
+        self._save(record)
+
+    def _sole_live_task(self, channel: TaskChannel) -> tk.TaskRecord | None:
+        """A server request without the related-task ``_meta`` (2025 tasks.mdx §Associating Task-Related
+        Messages says it MUST carry it; e.g. server-everything's research task omits it) is attributed only
+        when unambiguous: the one task of this session waiting for input, else its only live task."""
+        live = [r for (key, _up), bid in self.by_upstream.items() if key == channel.key
+                for r in [self.store.get(bid)] if r is not None and not r.terminal]
+        waiting = [r for r in live if r.status == "input_required"]
+        candidates = waiting or live
+        return candidates[0] if len(candidates) == 1 else None
+
+    def on_status(self, channel: TaskChannel, params: Any) -> None:
+        record = self._record_for(channel, params.get("taskId") if isinstance(params, dict) else None)
+        if record is not None and tx.merge(record, params, self.now_ms()):
+            self._save(record)
+
+    def on_channel_lost(self, channel: TaskChannel, why: str) -> None:
+        for (key, _up), bridge_id in list(self.by_upstream.items()):
+            if key != channel.key:
+                continue
+            record = self.store.get(bridge_id)
+            if record is not None and not record.terminal:
+                tk.lost(record, why, self.now_ms())
+                self._save(record)
+
+    # --- tasks/get, tasks/update, tasks/cancel ------------------------------------------------------------
+
+    async def _task_method(self, request: Message, ctx: CallContext) -> Message:
+        method = request["method"]
+        params = request.get("params")
+        task_id = tk.task_id_param(params)
+        record = self._owned(ctx, task_id)
+        channel = self.channels.get((record.principal, record.session or ""))
+        if method == "tasks/get":
+            if not record.terminal and channel is not None and channel.state == "ready":
+                try:
+                    resp = await channel.request("tasks/get", {"taskId": record.upstream_id})
+                    upstream = resp.get("result")
+                    payload = None
+                    if tx.upstream_terminal(upstream):
+                        # Terminal upstream: fetch the payload now (tasks/result answers at once for a
+                        # terminal task) rather than only through the pump, whose blocking tasks/result a
+                        # server may fail to wake (seen with mcp 1.29 under load).
+                        payload = await channel.request("tasks/result", {"taskId": record.upstream_id})
+                except UpstreamError:
+                    # The session is going away: answer what the bridge knows (its loss marks the task).
+                    return jsonrpc.result_response(request["id"], tx.get_result(self._owned(ctx, task_id)))
+                record = self._owned(ctx, task_id)
+                changed = tx.merge(record, upstream, self.now_ms())
+                if payload is not None and not record.terminal:
+                    tx.settle(record, payload, self.now_ms())
+                    changed = True
+                    pump = self.pumps.pop(record.bridge_id, None)
+                    if pump is not None:
+                        pump.cancel()
+                if changed:
+                    self._save(record)
+            return jsonrpc.result_response(request["id"], tx.get_result(record))
+        if method == "tasks/update":
+            replies = tx.answers(record, params.get("inputResponses"), self.now_ms())
+            self._save(record)
+            for reply in replies:
+                if channel is not None and channel.state == "ready":
+                    await channel.send(reply)
+            return jsonrpc.result_response(request["id"], tx.ack())
+        # tasks/cancel: cooperative in 2026 (empty ack); 2025 answers the cancelled Task.
+        if not record.terminal and channel is not None and channel.state == "ready":
+            try:
+                resp = await channel.request("tasks/cancel", {"taskId": record.upstream_id})
+            except UpstreamError:
+                resp = {}  # cancellation is cooperative (ext §Task Cancellation): the ack stands
+            record = self._owned(ctx, task_id)
+            if isinstance(resp.get("result"), dict):
+                tx.merge(record, resp["result"], self.now_ms())
+                replies = tx.refusals(record) if record.status == "cancelled" else []
+                self._save(record)
+                for reply in replies:
+                    await channel.send(reply)
+        return jsonrpc.result_response(request["id"], tx.ack())
+
+    def _owned(self, ctx: CallContext, task_id: str) -> tk.TaskRecord:
+        record = tk.owned(self.store, ctx.principal, task_id, self.now_ms())
+        if record.client_era != eras.MODERN:
+            raise tk.not_found(task_id)
+        return record
+
+    # --- subscriptions/listen with taskIds ----------------------------------------------------------------
+
+    async def _listen(self, request: Message, rest: Message, task_ids: list[str], ctx: CallContext, emit: Emit) -> Message:
+        rid = request["id"]
+        accepted = []
+        for task_id in task_ids:
+            with contextlib.suppress(FrameError):
+                accepted.append(self._owned(ctx, task_id).bridge_id)
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        for task_id in accepted:
+            self.watchers.setdefault(task_id, set()).add(queue)
+
+        acked = asyncio.Event()
+
+        async def forward(note: Message) -> None:
+            await emit(tx.acknowledged(note, accepted))
+            if note.get("method") == "notifications/subscriptions/acknowledged":
+                acked.set()
+
+        async def relay() -> None:
+            await acked.wait()  # the acknowledgement is the stream's first event; task events queue until then
+            while True:
+                task_id = await queue.get()
+                record = self.store.get(task_id)
+                if record is not None:
+                    await emit(tx.status_notification(record, rid))
+
+        relayer = asyncio.create_task(relay())
+        try:
+            return await self.inner.call({**request, "params": rest}, ctx, forward)
+        finally:
+            relayer.cancel()
+            for task_id in accepted:
+                group = self.watchers.get(task_id)
+                if group is not None:
+                    group.discard(queue)
+                    if not group:
+                        self.watchers.pop(task_id, None)
+
+
+def _scratch(msg: Message) -> tk.TaskRecord:
+    """A throwaway record holding one server request, to answer it with the standard refusal."""
+    record = tk.TaskRecord(bridge_id="", upstream_id=None, principal=None, client_era=eras.MODERN, upstream_era=eras.LEGACY,
+                           status="cancelled", created_ms=0, updated_ms=0)
+    record.inputs["x"] = tk.InputEntry("x", str(msg.get("method")), {}, peer_id=msg.get("id"))
+    return record
+
+
+def legacy_transports(upstream: Upstream) -> Callable[[], TransportFactory | None]:
+    """Where the task channels get their transports: the wrapped upstream's legacy transport factory,
+    once its era is known (an auto-probing upstream resolves on start); None for a 2026 upstream."""
+
+    def resolve() -> TransportFactory | None:
+        target: Any = getattr(upstream, "delegate", None) or upstream
+        if getattr(target, "era", None) != eras.LEGACY:
+            return None
+        return getattr(target, "transport_factory", None)
+
+    return resolve
+
+
+def with_tasks(upstream: Upstream, settings: Settings) -> Upstream:
+    """The upstream the fronts should use: task translation around ``upstream``."""
+    return TasksUpstream(upstream, settings, legacy_transports(upstream))

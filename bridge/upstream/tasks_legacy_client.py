@@ -1,0 +1,155 @@
+"""Direction B tasks shell: a 2025-11-25 client's experimental tasks (through the legacy front) served by
+a server that speaks the 2026 ``io.modelcontextprotocol/tasks`` extension (a 2026 server, or a 2025 tasks
+server behind ``TasksUpstream``'s direction A: the two compose).
+
+The legacy front hands canonical requests to the upstream; for a 2025 client (``ctx.client_era``) this
+layer answers ``tasks/get``, ``tasks/result``, ``tasks/list``, ``tasks/cancel`` and a ``tools/call`` that
+carried ``params.task`` (kept by the front under ``TASK_REQUEST_META``). ``tasks/result`` polls the
+upstream's ``tasks/get``; the task's ``inputRequests`` come back to the legacy front as an
+``input_required`` result, which its MRTR loop turns into real server->client requests on the 2025
+session; the retried ``tasks/result`` carries the answers, forwarded with ``tasks/update``. Decisions
+are functions of ``bridge.translate.tasks_legacy_front``.
+
+``tasks/list`` lists the caller principal's 2025-client tasks (the canonical request does not name the
+2025 session; anonymous callers share one principal, like ``requestState`` binding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from bridge import eras, jsonrpc
+from bridge.core import CallContext, Emit
+from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from bridge.translate import tasks as tk
+from bridge.translate import tasks_legacy_front as tb
+
+if TYPE_CHECKING:
+    from bridge.upstream.tasks import TasksUpstream
+
+Serve = Callable[[Message, CallContext, Emit], Awaitable[Message]]
+
+MAX_POLL_S = 2.0
+"""Cap on the wait between two upstream ``tasks/get`` while a ``tasks/result`` blocks."""
+
+
+class LegacyClientTasks:
+    def __init__(self, owner: TasksUpstream, serve: Serve) -> None:
+        self.owner = owner
+        self.serve = serve
+        """The 2026 path (direction A when the upstream is a 2025 server, else the upstream itself)."""
+        self.upstream_tasks: bool | None = None
+
+    def wants(self, request: Message, ctx: CallContext) -> bool:
+        if ctx.client_era != eras.LEGACY:
+            return False
+        method = request.get("method")
+        return method in tk.TASK_METHODS_2025 or method == "tools/list" or (
+            method == "tools/call" and tb.task_request(request) is not None)
+
+    async def supported(self, ctx: CallContext) -> bool:
+        if self.upstream_tasks is None:
+            discover = await self.owner.discover(CallContext(principal=ctx.principal, authorization=ctx.authorization))
+            self.upstream_tasks = tk.advertises_extension(discover.get("capabilities"))
+        return self.upstream_tasks
+
+    async def handle(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        method = request["method"]
+        rid = request["id"]
+        supported = await self.supported(ctx)
+        if method == "tools/list":
+            resp = await self.serve(request, ctx, emit)
+            if supported and isinstance(resp.get("result"), dict):
+                resp = {**resp, "result": tb.tools_with_task_support(resp["result"])}
+            return resp
+        if method == "tools/call":
+            if not supported:  # 2025 §Task Support and Handling: processed normally
+                return await self.serve(tb.without_task_request(request), ctx, emit)
+            return await self._create(request, ctx, emit)
+        if not supported:
+            return jsonrpc.error_response(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        if method == "tasks/list":
+            records = [r for r in self.owner.store.owned_by(ctx.principal) if r.client_era == eras.LEGACY]
+            return jsonrpc.result_response(rid, {**tb.list_result(records, params.get("cursor")), "resultType": "complete"})
+        record = self._owned(ctx, tk.task_id_param(params))
+        if method == "tasks/get":
+            record = await self._refresh(request, record, ctx, emit)
+            return jsonrpc.result_response(rid, {**tb.legacy_task(record), "resultType": "complete"})
+        if method == "tasks/cancel":
+            tb.check_cancellable(record)
+            if record.upstream_id is not None:
+                await self.serve(tb.upstream_request(request, "tasks/cancel", {"taskId": record.upstream_id}), ctx, emit)
+            record = self._owned(ctx, record.bridge_id)
+            task = tb.cancelled(record, self.owner.now_ms())
+            self.owner.store.put(record)
+            return jsonrpc.result_response(rid, {**task, "resultType": "complete"})
+        return await self._result(request, record, ctx, emit)
+
+    def _owned(self, ctx: CallContext, task_id: str) -> tk.TaskRecord:
+        record = tk.owned(self.owner.store, ctx.principal, task_id, self.owner.now_ms())
+        if record.client_era != eras.LEGACY:
+            raise tk.not_found(task_id)
+        return record
+
+    async def _create(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        ask = tb.task_request(request) or {}
+        resp = await self.serve(tb.modern_call(request), ctx, emit)
+        result = resp.get("result")
+        if not isinstance(result, dict) or result.get("resultType") == "input_required":
+            return resp  # an error, or an MRTR round before the task exists (the front drives it)
+        ttl = ask.get("ttl") if isinstance(ask.get("ttl"), int) else None
+        record = tb.new_record(result, bridge_id=self.owner.mint(), principal=ctx.principal, session=None,
+                               now_ms=self.owner.now_ms(), requested_ttl=ttl)
+        self.owner.store.put(record)
+        return jsonrpc.result_response(request["id"], {**tb.create_result(record), "resultType": "complete"})
+
+    async def _refresh(self, request: Message, record: tk.TaskRecord, ctx: CallContext, emit: Emit) -> tk.TaskRecord:
+        """One upstream ``tasks/get``; a visible change is also announced (2025 ``notifications/tasks/status``)."""
+        if record.terminal or record.upstream_id is None:
+            return record
+        resp = await self.serve(tb.upstream_request(request, "tasks/get", {"taskId": record.upstream_id}), ctx, emit)
+        record = self._owned(ctx, record.bridge_id)
+        err = resp.get("error")
+        if isinstance(err, dict) and err.get("code") == jsonrpc.INVALID_PARAMS:
+            tk.lost(record, "the upstream no longer knows the task", self.owner.now_ms())
+            changed = True
+        else:
+            changed = tb.merge(record, resp.get("result"), self.owner.now_ms())
+        if changed:
+            self.owner.store.put(record)
+            await emit(tb.status_notification(record))
+        return record
+
+    async def _result(self, request: Message, record: tk.TaskRecord, ctx: CallContext, emit: Emit) -> Message:
+        """2025 ``tasks/result``: block until terminal (bounded by the request timeout), asking the client
+        for the task's inputs on the way (2025 §Result Retrieval, §Input Required Status)."""
+        rid = request["id"]
+        params = request["params"]
+        answers = tb.take_answers(record, params.get("inputResponses"))
+        if answers:
+            self.owner.store.put(record)
+            resp = await self.serve(tb.upstream_request(request, "tasks/update", tb.update_params(record, answers)), ctx, emit)
+            if "error" in resp:
+                return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream refused the task's input", resp["error"])
+        deadline = time.monotonic() + self.owner.settings.request_timeout
+        while True:
+            record = await self._refresh(request, self._owned(ctx, record.bridge_id), ctx, emit)
+            kind, value = tb.result_step(record)
+            if kind == "done":
+                return {"jsonrpc": "2.0", "id": rid, **value}
+            if kind == "ask":
+                round_ = tb.input_round(record, value)
+                self.owner.store.put(record)
+                return jsonrpc.result_response(rid, round_)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise FrameError(INTERNAL_ERROR, "The task did not finish within the request timeout; call tasks/result again",
+                                 {"taskId": record.bridge_id, "status": tb.legacy_status(record)})
+            await asyncio.sleep(min(value / 1000, MAX_POLL_S, left))
+
+
+__all__ = ["LegacyClientTasks"]

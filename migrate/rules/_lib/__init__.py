@@ -1,0 +1,1 @@
+"""Helpers shared by several rules (rules never import each other; they import from here)."""

@@ -1,0 +1,27 @@
+"""Catalogue layout: rules never import other rules (shared code lives in ``migrate.rules._lib``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import migrate.rules
+
+RULES = Path(migrate.rules.__file__).parent
+
+
+def test_no_rule_module_imports_another_rule_module() -> None:
+    offenders = []
+    for path in sorted(RULES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [module or ""]
+            if any(n.startswith("migrate.rules.mcp") for n in names):
+                offenders.append(f"{path.name} imports {names}")
+    assert offenders == []
+
+
+def test_no_module_of_the_catalogue_is_over_600_lines() -> None:
+    for path in [*RULES.glob("*.py"), *(RULES / "_lib").glob("*.py")]:
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 600, path.name
