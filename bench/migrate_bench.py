@@ -92,7 +92,7 @@ def main() -> None:
     args = parser.parse_args()
     tree = replicate(args.files)
     count = sum(1 for _ in tree.rglob("*.py"))
-    ours = [sys.executable, "-m", "migrate"]
+    ours = [sys.executable, "-m", "mcp_eras.migrate"]
     rows = [
         measure("mcp-migrate --jobs 1", [*ours, "--allow-dirty", "--jobs", "1", "--"], tree, count, args.repeat),
         measure("mcp-migrate --jobs 2", [*ours, "--allow-dirty", "--jobs", "2", "--"], tree, count, args.repeat),

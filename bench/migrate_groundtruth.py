@@ -89,9 +89,9 @@ def same(left: str, right: str) -> bool:
 
 def migrate_tree(root: Path, select: list[str] | None = None) -> dict[str, tuple[str, set[str]]]:
     """Relative path -> (migrated text, rules that fired), for every Python file under ``root``."""
-    from migrate import engine
-    from migrate.discover import discover
-    from migrate.rules import select_rules
+    from mcp_eras.migrate import engine
+    from mcp_eras.migrate.discover import discover
+    from mcp_eras.migrate.rules import select_rules
 
     found = discover([root], [])
     options = engine.Options(tuple(select_rules(select)), markers="none")

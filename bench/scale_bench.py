@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "scale")]
 import scale_peers  # noqa: E402
 
-from bridge.store.redis_store import RedisStore  # noqa: E402
+from mcp_eras.bridge.store.redis_store import RedisStore  # noqa: E402
 
 import peers  # noqa: E402  (the test helpers that run real peers)
 

@@ -1,5 +1,5 @@
 """mcp-bridge: translate the Model Context Protocol between 2025-11-25 and 2026-07-28, both ways."""
 
-from bridge import _perf
+from mcp_eras.bridge import _perf
 
 _perf.apply()

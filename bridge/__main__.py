@@ -1,3 +1,3 @@
-from bridge.cli import main
+from mcp_eras.bridge.cli import main
 
 main()

@@ -1,6 +1,6 @@
 """mcp-bridge command line (typer): ``serve`` here; ``probe``, ``verify``, ``reload`` from the fleet sub-app.
 
-Conventions (``bridge.clikit``): ``-h``/``--version``/``--debug``/``--log-format`` everywhere, every
+Conventions (``mcp_eras.bridge.clikit``): ``-h``/``--version``/``--debug``/``--log-format`` everywhere, every
 option also as an ``MCP_BRIDGE_*`` environment variable, one-line errors.
 """
 
@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 
 import typer
 
-from bridge import clikit, eras
-from bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
-from bridge.config import Settings
-from bridge.fleet.cli import app as fleet_app
+from mcp_eras.bridge import clikit, eras
+from mcp_eras.bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.fleet.cli import app as fleet_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, context_settings=clikit.CONTEXT_SETTINGS,
                   help="Translate MCP between 2025-11-25 and 2026-07-28, both ways.")
@@ -173,7 +173,7 @@ def serve(
     if config is not None:
         if upstream or command or stdio:
             raise CliError("--config serves the fleet over HTTP: give no --upstream, command or --stdio", 2)
-        from bridge.fleet.serve import serve_fleet
+        from mcp_eras.bridge.fleet.serve import serve_fleet
 
         bind_host, bind_port = explicit if explicit else (None, None)
         serve_fleet(config, bind_host or (DEFAULT_HOST if bind_port is not None else None), bind_port,
@@ -207,8 +207,8 @@ def serve(
     _scale_settings(settings_kwargs, state_store, key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
 
-    from bridge.upstream.factory import Target, make_upstream
-    from bridge.upstream.tasks import with_tasks
+    from mcp_eras.bridge.upstream.factory import Target, make_upstream
+    from mcp_eras.bridge.upstream.tasks import with_tasks
 
     child_vars, inherit = child_env(_pairs(env_pairs, "=", "-e", "KEY=VALUE"), pass_environment)
     target = Target(url=upstream, command=command, headers=_pairs(header, ":", "--header", "'Name: value'"),
@@ -225,7 +225,7 @@ def serve(
 def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
     if settings.front_era == eras.MODERN:
         return None
-    from bridge.front.legacy import LegacyHttpFront
+    from mcp_eras.bridge.front.legacy import LegacyHttpFront
 
     return LegacyHttpFront(up, settings)
 
@@ -233,14 +233,14 @@ def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
 def _legacy_stdio_factory(settings: Settings):  # type: ignore[no-untyped-def]
     if settings.front_era == eras.MODERN:
         return None
-    from bridge.front.legacy import LegacyStdioSession
+    from mcp_eras.bridge.front.legacy import LegacyStdioSession
 
     return LegacyStdioSession
 
 
 async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyped-def]
-    from bridge.core import UpstreamError
-    from bridge.front.stdio import serve_stdio
+    from mcp_eras.bridge.core import UpstreamError
+    from mcp_eras.bridge.front.stdio import serve_stdio
 
     try:
         await serve_stdio(up, settings, _legacy_stdio_factory(settings))
@@ -250,9 +250,9 @@ async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyp
 
 def _scale_settings(kwargs: dict, store: str, key: bytes | None, instance_id: str | None, advertise_url: str | None,
                     stdio: bool) -> None:
-    """--state-store / --instance-id / --advertise-url (see bridge.store); a shared store without a shared
+    """--state-store / --instance-id / --advertise-url (see mcp_eras.bridge.store); a shared store without a shared
     key is refused with one line and exit status 2."""
-    from bridge.store import is_shared_url
+    from mcp_eras.bridge.store import is_shared_url
 
     if store != "memory" and not is_shared_url(store):
         _refuse(f"--state-store wants memory or redis://HOST:PORT/DB, got {store!r}")
@@ -270,15 +270,15 @@ def _refuse(message: str) -> None:
 
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
                 allow_host: list[str]) -> None:
-    from bridge.front.http import build_app
-    from bridge.observe import observe
+    from mcp_eras.bridge.front.http import build_app
+    from mcp_eras.bridge.observe import observe
 
-    # One Host rule for every app (bridge.front.middleware): loopback names always, plus --allow-host.
+    # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
     up, observer = observe(up, target, settings)
     legacy, routes = _legacy_http_front(up, settings), observer.routes()
-    if settings.state_store != "memory":  # several instances share state (bridge.store)
-        from bridge.store.wiring import scale_out
+    if settings.state_store != "memory":  # several instances share state (mcp_eras.bridge.store)
+        from mcp_eras.bridge.store.wiring import scale_out
 
         up, legacy, internal = scale_out(up, legacy, settings, f"http://{host}:{port}")
         routes = [*routes, *internal]
@@ -298,6 +298,6 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
 
 
 def main(argv: list[str] | None = None, prog: str = clikit.PROG) -> None:
-    from bridge.core import UpstreamError
+    from mcp_eras.bridge.core import UpstreamError
 
     sys.exit(clikit.run(app, argv, prog, ordinary=(UpstreamError,)))

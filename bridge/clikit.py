@@ -27,7 +27,7 @@ try:  # typer vendors its click from 0.2x on; older ones use the click distribut
 except ImportError:  # pragma: no cover - depends on the typer release
     from click import exceptions as click_exc  # type: ignore[no-redef]
 
-from bridge import eras
+from mcp_eras.bridge import eras
 
 PROG = "mcp-bridge"
 DIST = "mcp-eras"
@@ -102,7 +102,7 @@ def setup_logging(level: str, fmt: str | None = "text", debug: bool = False) -> 
         root.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
-        from bridge.fleet.serve import JsonFormatter
+        from mcp_eras.bridge.fleet.serve import JsonFormatter
 
         handler.setFormatter(JsonFormatter())
     else:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bridge.eras import EraSetting
+from mcp_eras.bridge.eras import EraSetting
 
 
 class Settings(BaseModel):
@@ -84,7 +84,7 @@ class Settings(BaseModel):
     parked_timeout: float = 600.0
     instance_id: str = Field(default_factory=lambda: secrets.token_hex(6))
 
-    # --- scale-out (bridge.store) ------------------------------------------------------------------
+    # --- scale-out (mcp_eras.bridge.store) ------------------------------------------------------------------
     state_store: str = "memory"
     """``memory`` (one process) or ``redis://HOST:PORT/DB`` shared by every instance (then ``state_key``
     must be configured: it seals requestState and authenticates forwarding between instances)."""

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-# JSON-RPC / MCP error codes: defined (with their spec sections) in bridge.translate.errors, re-exported here.
-from bridge.translate.errors import (  # noqa: F401 - re-exported
+# JSON-RPC / MCP error codes: defined (with their spec sections) in mcp_eras.bridge.translate.errors, re-exported here.
+from mcp_eras.bridge.translate.errors import (  # noqa: F401 - re-exported
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,

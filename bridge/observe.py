@@ -5,7 +5,7 @@
     /readyz    the same check, for load balancers: 200 "ready" or 503 with the reason
     /metrics   Prometheus text: requests by client era, upstream era and outcome, call latency, upstream_up
 
-The metrics registry and text rendering are fleet mode's (``bridge.fleet.metrics``): one format,
+The metrics registry and text rendering are fleet mode's (``mcp_eras.bridge.fleet.metrics``): one format,
 one implementation. Also here: an optional Host-header allow-list for the HTTP listener (the
 DNS-rebinding defence the 2025-11-25 and 2026-07-28 transports ask of local servers, basic/transports
 §Security Warning), used when the bridge binds a loopback address or is given ``--allow-host``.
@@ -24,12 +24,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, discard
-from bridge.fleet.metrics import Metrics
-from bridge.jsonrpc import Message
-from bridge.upstream.factory import Target, discover_request
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, discard
+from mcp_eras.bridge.fleet.metrics import Metrics
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.upstream.factory import Target, discover_request
 
 log = logging.getLogger("mcp_bridge.observe")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from bridge import jsonrpc
-from bridge.jsonrpc import Message
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.jsonrpc import Message
 
 SSE_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 KEEPALIVE = b": keep-alive\n\n"

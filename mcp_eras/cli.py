@@ -34,11 +34,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     command, rest = args[0], args[1:]
     if command == "bridge":
-        from bridge.cli import main as bridge_main
+        from mcp_eras.bridge.cli import main as bridge_main
 
         bridge_main(rest, prog="mcp-eras bridge")
     elif command == "migrate":
-        from migrate.cli import app, route
+        from mcp_eras.migrate.cli import app, route
 
         sys.exit(app(args=route(rest), prog_name="mcp-eras migrate"))
     else:

@@ -1,5 +1,5 @@
-"""``python -m migrate`` is ``mcp-migrate``."""
+"""``python -m mcp_eras.migrate`` is ``mcp-migrate``."""
 
-from migrate.cli import main
+from mcp_eras.migrate.cli import main
 
 main()

@@ -7,7 +7,7 @@ have no rule module yet, so that the listing says what is not implemented.
 
 from __future__ import annotations
 
-from migrate.model import Safety
+from mcp_eras.migrate.model import Safety
 
 CLASS = {Safety.SAFE: "AUTO", Safety.REVIEW: "AUTO+NOTE", Safety.REPORT: "MANUAL"}
 PLANNED: dict[str, tuple[str, str, str]] = {
@@ -21,7 +21,7 @@ PLANNED: dict[str, tuple[str, str, str]] = {
 
 def table() -> dict[str, tuple[str, str, str]]:
     """ID -> (slug, class, anchor) of every implemented rule, then the planned ones."""
-    from migrate.rules import all_rules
+    from mcp_eras.migrate.rules import all_rules
 
     found = {r.META.id: (r.META.slug, CLASS[r.META.safety], r.META.anchor) for r in all_rules()}
     return found | {k: v for k, v in PLANNED.items() if k not in found}

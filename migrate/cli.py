@@ -21,12 +21,12 @@ from typing import Annotated
 
 import typer
 
-from migrate import engine, report
-from migrate.catalogue import PLANNED
-from migrate.config import dirty_files, load_config
-from migrate.discover import discover
-from migrate.model import FileResult
-from migrate.rules import catalogue, select_rules, unknown_tokens
+from mcp_eras.migrate import engine, report
+from mcp_eras.migrate.catalogue import PLANNED
+from mcp_eras.migrate.config import dirty_files, load_config
+from mcp_eras.migrate.discover import discover
+from mcp_eras.migrate.model import FileResult
+from mcp_eras.migrate.rules import catalogue, select_rules, unknown_tokens
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")

@@ -22,13 +22,13 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from migrate.compat import compiles, lowered
-from migrate.index import ProjectIndex, index_file, module_name
-from migrate.model import FileResult, Finding
-from migrate.resolve import ImportTable, statement_lines
-from migrate.rules import all_rules
-from migrate.rules.base import MARKER_PREFIX, Combined, FileContext, RuleTransformer, ignore_table
-from migrate.rules.manifest_base import ManifestContext, ManifestRule
+from mcp_eras.migrate.compat import compiles, lowered
+from mcp_eras.migrate.index import ProjectIndex, index_file, module_name
+from mcp_eras.migrate.model import FileResult, Finding
+from mcp_eras.migrate.resolve import ImportTable, statement_lines
+from mcp_eras.migrate.rules import all_rules
+from mcp_eras.migrate.rules.base import MARKER_PREFIX, Combined, FileContext, RuleTransformer, ignore_table
+from mcp_eras.migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 SDK_PREFIXES = ("mcp.server.fastmcp", "mcp.server.mcpserver")
 
@@ -135,7 +135,7 @@ def transform_python(path: str, code: str, options: Options, index: ProjectIndex
     current = new_tree.code
     if current != code:
         # libcst generated it, so compile() is the check that matters: it must still be Python.
-        # Syntax newer than this interpreter is lowered first (migrate.compat), never a crash.
+        # Syntax newer than this interpreter is lowered first (mcp_eras.migrate.compat), never a crash.
         reason = compiles(current, path)
         if reason is not None:
             return code, findings, f"output would not compile ({reason}); left untouched"

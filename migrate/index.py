@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from migrate.compat import lowered
+from mcp_eras.migrate.compat import lowered
 
 SERVER_CLASSES = frozenset(
     {

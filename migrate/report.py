@@ -8,9 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from migrate import __version__
-from migrate.model import FileResult, Finding, Kind
-from migrate.rules import catalogue
+from mcp_eras.migrate import __version__
+from mcp_eras.migrate.model import FileResult, Finding, Kind
+from mcp_eras.migrate.rules import catalogue
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
-from migrate.index import absolute_module
+from mcp_eras.migrate.index import absolute_module
 
 
 def dotted(node: cst.BaseExpression | None) -> str | None:

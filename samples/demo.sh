@@ -63,7 +63,7 @@ else
 fi
 
 say "2. mcp-bridge on $URL, upstream: the legacy everything server as a stdio child"
-"$PY" -u -m bridge serve --port "$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
+"$PY" -u -m mcp_eras.bridge serve --port "$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
 pids+=($!)
 for _ in $(seq 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
@@ -83,6 +83,6 @@ done
 kill -INT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 
 say "3. Elicitation, sampling and roots: a legacy server asks mid-call, the 2026 client answers input_required rounds"
-client --scenario mrtr -- "$PY" -m bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
+client --scenario mrtr -- "$PY" -m mcp_eras.bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
 
 say "demo finished: every call above went 2026-07-28 client -> mcp-bridge -> 2025-era server"

@@ -42,7 +42,7 @@ def server_everything() -> list[str]:
 
 
 def bridge_cmd() -> list[str]:
-    return [MODERN_PYTHON, "-m", "bridge"]
+    return [MODERN_PYTHON, "-m", "mcp_eras.bridge"]
 
 
 def free_port() -> int:

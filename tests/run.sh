@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/bootstrap.sh
 export MCP_ERAS_LEGACY_PYTHON="$PWD/.venvs/mcp1/bin/python"
-.venv/bin/python -m ruff check bridge migrate tests samples bench
+.venv/bin/python -m ruff check bridge migrate mcp_eras tests samples bench
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

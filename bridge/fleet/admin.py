@@ -14,7 +14,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from bridge.fleet import config as fc
+from mcp_eras.bridge.fleet import config as fc
 
 log = logging.getLogger("mcp_bridge.fleet")
 

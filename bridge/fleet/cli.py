@@ -1,5 +1,5 @@
-"""Fleet subcommands (probe, verify, reload): a typer sub-app that ``bridge.cli`` adds to ``mcp-bridge``
-(no import of ``bridge.cli`` here: shared conventions live in ``bridge.clikit``)."""
+"""Fleet subcommands (probe, verify, reload): a typer sub-app that ``mcp_eras.bridge.cli`` adds to ``mcp-bridge``
+(no import of ``mcp_eras.bridge.cli`` here: shared conventions live in ``mcp_eras.bridge.clikit``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 
-from bridge import clikit
-from bridge.clikit import ERA_CHOICES, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt
-from bridge.config import Settings
+from mcp_eras.bridge import clikit
+from mcp_eras.bridge.clikit import ERA_CHOICES, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt
+from mcp_eras.bridge.config import Settings
 
 app = typer.Typer(context_settings=clikit.CONTEXT_SETTINGS)
 
@@ -39,9 +39,9 @@ def probe(
     version: VersionOpt = False,
 ) -> None:
     """Which era each server speaks, what it offers, and what the bridge must translate. Exit 1 if any fails."""
-    from bridge.fleet import config as fc
-    from bridge.fleet.probe import ProbeJob, exit_code, probe_all, render_table, stderr_progress
-    from bridge.fleet.verify import parse_target
+    from mcp_eras.bridge.fleet import config as fc
+    from mcp_eras.bridge.fleet.probe import ProbeJob, exit_code, probe_all, render_table, stderr_progress
+    from mcp_eras.bridge.fleet.verify import parse_target
 
     clikit.setup_logging(log_level, log_format, debug)
     if era not in ERA_CHOICES:
@@ -87,9 +87,9 @@ def verify(
     version: VersionOpt = False,
 ) -> None:
     """Check that NEW answers like OLD (lists, schemas, replayed calls). Exit 1 on any difference not in --accept."""
-    from bridge.fleet import verify_accept
-    from bridge.fleet.verify import load_calls, parse_target, render_text
-    from bridge.fleet.verify import verify as run_verify
+    from mcp_eras.bridge.fleet import verify_accept
+    from mcp_eras.bridge.fleet.verify import load_calls, parse_target, render_text
+    from mcp_eras.bridge.fleet.verify import verify as run_verify
 
     clikit.setup_logging(log_level, log_format, debug)
     plan = None
@@ -137,7 +137,7 @@ def reload(
     if url is None:
         listen = "127.0.0.1:8808"
         if config:
-            from bridge.fleet import config as fc
+            from mcp_eras.bridge.fleet import config as fc
 
             try:
                 listen = fc.load(config).bridge.listen or listen
@@ -147,7 +147,7 @@ def reload(
     import httpx
 
     try:
-        from bridge.fleet.admin import reload_headers
+        from mcp_eras.bridge.fleet.admin import reload_headers
 
         resp = httpx.post(url.rstrip("/") + "/admin/reload", timeout=60, headers=reload_headers(config))
     except httpx.HTTPError as exc:
@@ -171,7 +171,7 @@ def canary(
     token: Annotated[str | None, typer.Option(help="Admin token (default: $MCP_BRIDGE_ADMIN_TOKEN or the config's).")] = None,
 ) -> None:
     """Set a running fleet's canary weight (re-arms a rolled-back canary)."""
-    from bridge.fleet.admin import canary_command
+    from mcp_eras.bridge.fleet.admin import canary_command
 
     code, text = canary_command(name, weight, url, config, token)
     typer.echo(text, err=code != 0)

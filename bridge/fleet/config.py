@@ -36,9 +36,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from bridge.config import Settings
-from bridge.eras import EraSetting
-from bridge.upstream.factory import Target
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.eras import EraSetting
+from mcp_eras.bridge.upstream.factory import Target
 
 log = logging.getLogger("mcp_bridge.fleet.config")
 
@@ -283,8 +283,8 @@ def parse(text: str, source: str = "<config>", fmt: Literal["toml", "json"] = "t
 
 
 def _from_json(data: Any, text: str, source: str) -> dict[str, Any]:
-    """Desktop hosts' files as they are (``bridge.desktop``): their own keys are ignored with one warning each."""
-    from bridge.desktop import normalize
+    """Desktop hosts' files as they are (``mcp_eras.bridge.desktop``): their own keys are ignored with one warning each."""
+    from mcp_eras.bridge.desktop import normalize
 
     try:
         out, warnings = normalize(data, set(ServerConfig.model_fields), lambda loc: _find_json_line(text, loc), source)

@@ -1,7 +1,7 @@
 """Who may reach the fleet's routes: a Host header allow-list on every route (DNS rebinding), and for
 the admin endpoints and the ``/fleet`` pages a loopback client, a token and a same-site Origin.
 
-The Host and Origin rules are the fronts' own (``bridge.front.middleware``); the admin decision is a
+The Host and Origin rules are the fronts' own (``mcp_eras.bridge.front.middleware``); the admin decision is a
 pure function here; ``HostGuard`` (ASGI, with an allow-list a reload may change) and ``admin_denied``
 (Starlette) apply them.
 """
@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.front.middleware import host_allowed, origin_allowed, refusal
+from mcp_eras.bridge.front.middleware import host_allowed, origin_allowed, refusal
 
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "localhost"})
 TOKEN_COOKIE = "mcp_bridge_admin"

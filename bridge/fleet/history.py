@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge import eras
+from mcp_eras.bridge import eras
 
 ERAS = (eras.LEGACY, eras.MODERN)
 

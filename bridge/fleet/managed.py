@@ -22,13 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, UpstreamError
-from bridge.fleet.history import EraHistory
-from bridge.fleet.metrics import Metrics
-from bridge.jsonrpc import Message
-from bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.fleet.history import EraHistory
+from mcp_eras.bridge.fleet.metrics import Metrics
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
 
 log = logging.getLogger("mcp_bridge.fleet")
 

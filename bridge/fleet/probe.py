@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from bridge import eras
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream
-from bridge.fleet import canon
-from bridge.upstream.factory import Target, legacy_upstream, make_upstream, probe
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.fleet import canon
+from mcp_eras.bridge.upstream.factory import Target, legacy_upstream, make_upstream, probe
 
 SCHEMA_PATH = Path(__file__).with_name("probe.schema.json")
 

@@ -12,10 +12,10 @@ Routes::
     /fleet                    the dashboard (HTML); /fleet/status and /fleet/divergences (JSON)
 
 Every route checks the Host header against the allow-list (loopback names and ``[bridge] allow_host``);
-/admin/* and /fleet* take loopback clients with the admin token only (``bridge.fleet.guard``).
+/admin/* and /fleet* take loopback clients with the admin token only (``mcp_eras.bridge.fleet.guard``).
 
 Each server has one ``HttpFront`` (with a 2025 front when available) over a ``StagedUpstream``
-(shadow, canary, rollback; ``bridge.fleet.stage``) over one ``ManagedUpstream`` that survives reloads
+(shadow, canary, rollback; ``mcp_eras.bridge.fleet.stage``) over one ``ManagedUpstream`` that survives reloads
 (2025 clients of a 2025 Streamable HTTP server bypass them: ``passthrough``, unless the server is staged);
 a reload only replaces what changed. A server that fails to start, dies or
 hangs affects only its own route.
@@ -44,16 +44,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bridge import eras
-from bridge.fleet import admin, guard, stage, web
-from bridge.fleet import config as fc
-from bridge.fleet.history import EraHistory
-from bridge.fleet.managed import ManagedUpstream, register_metrics
-from bridge.fleet.metrics import Metrics
-from bridge.fleet.passthrough import Passthrough, classify_post, read_post
-from bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
-from bridge.jsonrpc import INVALID_REQUEST
-from bridge.observe import fleet_health_status, fleet_readyz
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.fleet import admin, guard, stage, web
+from mcp_eras.bridge.fleet import config as fc
+from mcp_eras.bridge.fleet.history import EraHistory
+from mcp_eras.bridge.fleet.managed import ManagedUpstream, register_metrics
+from mcp_eras.bridge.fleet.metrics import Metrics
+from mcp_eras.bridge.fleet.passthrough import Passthrough, classify_post, read_post
+from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
+from mcp_eras.bridge.jsonrpc import INVALID_REQUEST
+from mcp_eras.bridge.observe import fleet_health_status, fleet_readyz
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -61,7 +61,7 @@ log = logging.getLogger("mcp_bridge.fleet")
 def legacy_front_factory() -> Any:
     """``LegacyHttpFront`` when the 2025 front is available in this build, else None (2026 clients only)."""
     try:
-        from bridge.front.legacy import LegacyHttpFront
+        from mcp_eras.bridge.front.legacy import LegacyHttpFront
     except ImportError as exc:  # pragma: no cover - depends on the build
         log.warning("2025 front unavailable (%s): serving 2026-07-28 clients only", exc)
         return None
@@ -394,7 +394,7 @@ def use_json_logs() -> None:
 def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json") -> None:
     """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
     else 127.0.0.1:8808."""
-    from bridge import clikit
+    from mcp_eras.bridge import clikit
 
     if log_format == "json":
         use_json_logs()

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream
-from bridge.fleet import canon
-from bridge.fleet.normalize import (  # noqa: F401 - re-exported: verify's normalisation is shared with shadow
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.fleet import canon
+from mcp_eras.bridge.fleet.normalize import (  # noqa: F401 - re-exported: verify's normalisation is shared with shadow
     ENVELOPE_KEYS,
     ITEM_KEYS,
     SCHEMA_NOISE,
@@ -31,7 +31,7 @@ from bridge.fleet.normalize import (  # noqa: F401 - re-exported: verify's norma
     normalize_result,
     normalize_schema,
 )
-from bridge.upstream.factory import Target, make_upstream
+from mcp_eras.bridge.upstream.factory import Target, make_upstream
 
 
 @dataclass

@@ -39,7 +39,7 @@ def matches(entry: dict[str, Any], diff: dict[str, Any]) -> bool:
 
 def split(differences: list[Any], entries: list[dict[str, Any]]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """(still differences, accepted ones, entries that matched nothing). Differences are objects with
-    ``to_json()`` (``bridge.fleet.verify.Difference``)."""
+    ``to_json()`` (``mcp_eras.bridge.fleet.verify.Difference``)."""
     left, accepted, used = [], [], set()
     for diff in differences:
         as_json = diff.to_json()

@@ -1,6 +1,6 @@
 """The fleet's operator routes: ``/fleet`` (dashboard), ``/fleet/status`` (JSON, ``status.schema.json``),
 ``/fleet/divergences`` (JSON) and ``POST /admin/canary``. All of them are closed by default:
-loopback clients with the admin token only (``bridge.fleet.guard``); the pages also accept the token
+loopback clients with the admin token only (``mcp_eras.bridge.fleet.guard``); the pages also accept the token
 once as ``?token=``, which is swapped for a same-site cookie and a redirect to the clean URL.
 """
 
@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from bridge.fleet import dashboard, guard
+from mcp_eras.bridge.fleet import dashboard, guard
 
 if TYPE_CHECKING:
-    from bridge.fleet.serve import Router
+    from mcp_eras.bridge.fleet.serve import Router
 
 DIVERGENCES_SHOWN = 5
 DIVERGENCES_DEFAULT = 50
 
 
 def status_schema() -> dict[str, Any]:
-    return json.loads(resources.files("bridge.fleet").joinpath("status.schema.json").read_text(encoding="utf-8"))
+    return json.loads(resources.files("mcp_eras.bridge.fleet").joinpath("status.schema.json").read_text(encoding="utf-8"))
 
 
 def transport_of(router: Router, name: str) -> str:

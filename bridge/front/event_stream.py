@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 
-from bridge.jsonrpc import Message
+from mcp_eras.bridge.jsonrpc import Message
 
 
 def parse_event_id(event_id: str) -> tuple[str, int] | None:
@@ -39,7 +39,7 @@ class EventStream:
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._changed = asyncio.Event()
         self.on_push: Callable[[int, Message], None] | None = None
-        """Called with each event's sequence and message as it is pushed (scale-out: ``bridge.store.sessions``
+        """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.store.sessions``
         keeps a session's GET-stream events in the shared store for replay on another instance)."""
 
     def _wake(self) -> None:

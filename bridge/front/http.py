@@ -2,7 +2,7 @@
 front, 2025 sessions), plus ``/healthz``.
 
 Moves bytes and applies transport rules (Origin, body caps, content type, header/body agreement,
-JSON vs SSE, disconnect = cancel). Protocol meaning comes from ``bridge.translate`` and the upstream.
+JSON vs SSE, disconnect = cancel). Protocol meaning comes from ``mcp_eras.bridge.translate`` and the upstream.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream
-from bridge.front import middleware as guard
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
-from bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
-from bridge.translate import errors, mirror_headers, modern_front
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
+from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
+from mcp_eras.bridge.translate import errors, mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
 
@@ -36,7 +36,7 @@ class LegacyFrontProtocol(Protocol):
 
 
 def origin_allowed(origin: str | None, settings: Settings) -> bool:
-    """DNS-rebinding defence (see ``bridge.front.middleware``), for callers holding Settings."""
+    """DNS-rebinding defence (see ``mcp_eras.bridge.front.middleware``), for callers holding Settings."""
     return guard.origin_allowed(origin, settings.allowed_origins)
 
 

@@ -2,17 +2,17 @@
 
 The pieces, by concept:
 
-* ``bridge.translate.legacy_session`` / ``legacy_mrtr`` / ``legacy_listen``: the rules (pure, plain data);
-* ``bridge.front.legacy_runner``: one session's tasks and futures; ``legacy_listener``: its upstream listen;
-* ``bridge.front.legacy_http``: the Streamable HTTP front; ``event_stream``: its replayable SSE streams;
-* ``bridge.front.legacy_stdio``: the stdio front.
+* ``mcp_eras.bridge.translate.legacy_session`` / ``legacy_mrtr`` / ``legacy_listen``: the rules (pure, plain data);
+* ``mcp_eras.bridge.front.legacy_runner``: one session's tasks and futures; ``legacy_listener``: its upstream listen;
+* ``mcp_eras.bridge.front.legacy_http``: the Streamable HTTP front; ``event_stream``: its replayable SSE streams;
+* ``mcp_eras.bridge.front.legacy_stdio``: the stdio front.
 
 This module names the two entry points the CLI and the fleet build.
 """
 
 from __future__ import annotations
 
-from bridge.front.legacy_http import LegacyHttpFront
-from bridge.front.legacy_stdio import LegacyStdioSession
+from mcp_eras.bridge.front.legacy_http import LegacyHttpFront
+from mcp_eras.bridge.front.legacy_stdio import LegacyStdioSession
 
 __all__ = ["LegacyHttpFront", "LegacyStdioSession"]

@@ -1,5 +1,5 @@
 """The shell of a 2025 session's upstream ``subscriptions/listen``: runs the listens the pure plan
-(``bridge.translate.legacy_listen``) asks for, waits for their acknowledgements, times the re-listen backoff."""
+(``mcp_eras.bridge.translate.legacy_listen``) asks for, waits for their acknowledgements, times the re-listen backoff."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from bridge.core import UpstreamError
-from bridge.jsonrpc import FrameError, Message
-from bridge.translate import errors
-from bridge.translate import legacy_front as lf
-from bridge.translate import legacy_listen as ll
-from bridge.translate import legacy_session as ls
+from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import legacy_listen as ll
+from mcp_eras.bridge.translate import legacy_session as ls
 
 if TYPE_CHECKING:
-    from bridge.front.legacy_runner import LegacyFrontSession
+    from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 

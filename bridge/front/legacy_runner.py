@@ -1,5 +1,5 @@
 """The shell of one 2025 session (transport independent): executes what the pure session machine
-(``bridge.translate.legacy_session``) and round driver (``bridge.translate.legacy_mrtr``) decide.
+(``mcp_eras.bridge.translate.legacy_session``) and round driver (``mcp_eras.bridge.translate.legacy_mrtr``) decide.
 
 It owns the asyncio side only: one task per client request (cancelled by ``notifications/cancelled``), one
 future per bridge->client question, the upstream listen (``UpstreamListener``) and the per-question timeout.
@@ -15,17 +15,17 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream, UpstreamError
-from bridge.eras import META_LOG_LEVEL
-from bridge.front.legacy_listener import UpstreamListener
-from bridge.jsonrpc import FrameError, Message
-from bridge.translate import errors
-from bridge.translate import legacy_front as lf
-from bridge.translate import legacy_listen as ll
-from bridge.translate import legacy_mrtr as mrtr
-from bridge.translate import legacy_session as ls
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
+from mcp_eras.bridge.eras import META_LOG_LEVEL
+from mcp_eras.bridge.front.legacy_listener import UpstreamListener
+from mcp_eras.bridge.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import legacy_listen as ll
+from mcp_eras.bridge.translate import legacy_mrtr as mrtr
+from mcp_eras.bridge.translate import legacy_session as ls
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 

@@ -1,4 +1,4 @@
-"""Transport guards shared by the single-server app (``bridge.front.http``) and the fleet app: Host
+"""Transport guards shared by the single-server app (``mcp_eras.bridge.front.http``) and the fleet app: Host
 allow-list, Origin, and (on MCP endpoints) content type and declared body size — as one ASGI middleware.
 
 2026-07-28 basic/transports/streamable-http.mdx §Security & Endpoint: servers MUST validate ``Origin``
@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.jsonrpc import INVALID_REQUEST
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.jsonrpc import INVALID_REQUEST
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SCREENED = "mcp_bridge_screened"

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message, RequestId
-from bridge.translate import modern_front
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message, RequestId
+from mcp_eras.bridge.translate import modern_front
 
 log = logging.getLogger("mcp_bridge.stdio")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bridge.store.base import Store, StoreError, Subscription
-from bridge.store.memory import MemoryStore
+from mcp_eras.bridge.store.base import Store, StoreError, Subscription
+from mcp_eras.bridge.store.memory import MemoryStore
 
 __all__ = ["MemoryStore", "Store", "StoreError", "Subscription", "open_store", "is_shared_url"]
 
@@ -19,7 +19,7 @@ def open_store(url: str, prefix: str = "mcp-bridge") -> Store:
         return MemoryStore()
     if is_shared_url(url):
         try:
-            from bridge.store.redis_store import RedisStore
+            from mcp_eras.bridge.store.redis_store import RedisStore
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("--state-store redis://... needs the Redis client: pip install 'mcp-eras[redis]'") from exc
         return RedisStore(url, prefix)

@@ -10,7 +10,7 @@ What is shared, and why (see README "Scaling out"):
 * caches with a ``ttlMs`` (``server/discover`` results, tool schemas for ``Mcp-Param-*`` headers);
 * the instance registry with heartbeats, and announcements between instances (pub/sub).
 
-Values are plain JSON-able data (what ``bridge.translate`` machines hold); the store decides nothing
+Values are plain JSON-able data (what ``mcp_eras.bridge.translate`` machines hold); the store decides nothing
 about the protocol. Every method may raise ``StoreError`` (the store is unreachable or refused): the
 caller turns that into -32603 naming the store; purely local work never touches the store.
 """

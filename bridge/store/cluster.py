@@ -2,7 +2,7 @@
 retry to the instance that holds its parked call.
 
 A parked call stays live on the instance holding the upstream request; its sealed ``requestState``
-names that instance (``bridge.state``). A retry that lands elsewhere is sent to the owner over its
+names that instance (``mcp_eras.bridge.state``). A retry that lands elsewhere is sent to the owner over its
 internal endpoint (``POST /internal/forward``, authenticated by an HMAC of the body under a key derived
 from the state key) and the owner's notifications and answer stream back as NDJSON. An owner that is
 gone (no live registry record, refused connection, stream cut) is the documented -32602 "lost"
@@ -27,13 +27,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
-from bridge.state import StateSealer
-from bridge.store.base import Store, StoreError
-from bridge.store.tool_headers import SharedParamHeaders
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
+from mcp_eras.bridge.state import StateSealer
+from mcp_eras.bridge.store.base import Store, StoreError
+from mcp_eras.bridge.store.tool_headers import SharedParamHeaders
 
 log = logging.getLogger("mcp_bridge.cluster")
 
@@ -79,7 +79,7 @@ class ClusterUpstream(Upstream):
         self.store_ok = False
         self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0}
         self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
-        """Installed as the 2026 front's ``param_headers`` (``bridge.store.wiring``)."""
+        """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.store.wiring``)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.extra_status: Callable[[], dict[str, Any]] | None = None
         """More to show under ``cluster`` in /healthz (the 2025 sessions' relay counters)."""

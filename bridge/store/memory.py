@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from bridge.store.base import EVENT_ID, Json, Store, Subscription, newer
+from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, Subscription, newer
 
 
 def _wall_ms() -> int:

@@ -30,7 +30,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bridge.store.base import EVENT_ID, Json, Store, StoreError, Subscription, newer
+from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, StoreError, Subscription, newer
 
 T = TypeVar("T")
 

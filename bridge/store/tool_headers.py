@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from bridge.store.base import Store, StoreError
+from mcp_eras.bridge.store.base import Store, StoreError
 
 log = logging.getLogger("mcp_bridge.cluster")
 

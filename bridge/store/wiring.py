@@ -7,11 +7,11 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from bridge.config import Settings
-from bridge.core import Upstream
-from bridge.front.http import build_app
-from bridge.store import open_store
-from bridge.store.cluster import ClusterUpstream
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import Upstream
+from mcp_eras.bridge.front.http import build_app
+from mcp_eras.bridge.store import open_store
+from mcp_eras.bridge.store.cluster import ClusterUpstream
 
 
 def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: str) -> Starlette:
@@ -29,7 +29,7 @@ def scale_out(upstream: Upstream, legacy: Any, settings: Settings, listen_url: s
     cluster = ClusterUpstream(upstream, settings, open_store(settings.state_store), settings.advertise_url or listen_url)
     routes = cluster.routes()
     if legacy is not None:
-        from bridge.store.sessions import ClusterLegacyFront
+        from mcp_eras.bridge.store.sessions import ClusterLegacyFront
 
         legacy = ClusterLegacyFront(legacy, cluster, settings)
         cluster.extra_status = legacy.status

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from bridge import eras
-from bridge.translate import errors
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.translate import errors
 
 Signal = Literal[
     "discover-result-modern",

@@ -2,7 +2,7 @@
 
 Events in (the upstream's frames for this call, the round deadline, the client's retry, a cancel),
 actions out (frames for the upstream, notifications and the final response for the client, a deadline
-to run, a round to park). The shell (``bridge.upstream.legacy``) executes the actions; it never looks
+to run, a round to park). The shell (``mcp_eras.bridge.upstream.legacy``) executes the actions; it never looks
 inside a frame. ``LegacyCall`` is plain data: ``to_json``/``from_json`` round-trip it.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.eras import MRTR_METHODS
-from bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
-from bridge.translate import errors
-from bridge.translate import legacy_upstream as tx
-from bridge.translate.mrtr_rounds import Rounds, refusal_frame
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import MRTR_METHODS
+from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate.mrtr_rounds import Rounds, refusal_frame
 
 MAX_HELD_NOTES = 256
 """Request-scoped notifications kept while a call is parked (delivered on the retry's stream)."""

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.eras import (
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import (
     LEGACY,
     LEGACY_VERSIONS,
     LOG_LEVEL_RANK,
@@ -29,9 +29,9 @@ from bridge.eras import (
     META_SUBSCRIPTION_ID,
     MODERN,
 )
-from bridge.jsonrpc import FrameError, Message, RequestId
-from bridge.translate import errors
-from bridge.translate.tasks_legacy_front import TASK_REQUEST_META
+from mcp_eras.bridge.jsonrpc import FrameError, Message, RequestId
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate.tasks_legacy_front import TASK_REQUEST_META
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -218,7 +218,7 @@ def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
     new_params: dict[str, Any] = dict(params) if isinstance(params, dict) else {}
     new_params["_meta"] = request_meta(identity, new_params.get("_meta"))
     task = new_params.pop("task", None)
-    if isinstance(task, dict):  # [tasks hook] 2025 task augmentation, for the tasks layer (bridge.upstream.tasks)
+    if isinstance(task, dict):  # [tasks hook] 2025 task augmentation, for the tasks layer (mcp_eras.bridge.upstream.tasks)
         new_params["_meta"][TASK_REQUEST_META] = task
     new_params.pop("inputResponses", None)  # 2026-only fields a legacy client has no business sending
     new_params.pop("requestState", None)

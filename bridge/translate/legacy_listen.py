@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.jsonrpc import FrameError, Message
-from bridge.translate import errors
-from bridge.translate import legacy_front as lf
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_front as lf
 
 BACKOFF_INITIAL = 0.5
 BACKOFF_MAX = 10.0

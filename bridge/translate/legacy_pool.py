@@ -19,12 +19,12 @@ from typing import Any
 
 import orjson
 
-from bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
-from bridge.jsonrpc import Message
-from bridge.translate import errors
-from bridge.translate import legacy_upstream as tx
-from bridge.translate.legacy_call import Action, LegacyCall
-from bridge.translate.listen import LIST_CHANGED
+from mcp_eras.bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate.legacy_call import Action, LegacyCall
+from mcp_eras.bridge.translate.listen import LIST_CHANGED
 
 # ---------------------------------------------------------------------------------------------
 # Limits and the named errors at each of them

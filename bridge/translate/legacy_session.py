@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
-from bridge.jsonrpc import FrameError, Message, RequestId
-from bridge.translate import errors
-from bridge.translate import legacy_front as lf
-from bridge.translate import legacy_mrtr as mrtr
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
+from mcp_eras.bridge.jsonrpc import FrameError, Message, RequestId
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import legacy_mrtr as mrtr
 
 ID_MEMORY = 4096
 """How many used request ids a session remembers for the reuse rule (older ones age out)."""

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from bridge import eras
-from bridge.eras import (
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.eras import (
     CACHEABLE_METHODS,
     LOG_LEVEL_RANK,
     META_CLIENT_CAPABILITIES,
@@ -22,7 +22,7 @@ from bridge.eras import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from bridge.jsonrpc import (
+from mcp_eras.bridge.jsonrpc import (
     Message,
 )
 
@@ -226,7 +226,7 @@ def strip_notification_meta(notification: Message) -> Message:
 
 
 # ---------------------------------------------------------------------------------------------
-# MRTR results (the round rules are in bridge.translate.mrtr_rounds)
+# MRTR results (the round rules are in mcp_eras.bridge.translate.mrtr_rounds)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import eras
-from bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, NAMED_METHODS
-from bridge.jsonrpc import (
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, NAMED_METHODS
+from mcp_eras.bridge.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -20,7 +20,7 @@ from bridge.jsonrpc import (
     FrameError,
     Message,
 )
-from bridge.translate import mirror_headers as mh
+from mcp_eras.bridge.translate import mirror_headers as mh
 
 
 def decode_header_value(value: str) -> str:

@@ -39,10 +39,10 @@ import base64
 import copy
 from typing import Any
 
-from bridge import eras
-from bridge.eras import META_RELATED_TASK
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
-from bridge.translate.tasks import (
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.eras import META_RELATED_TASK
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
+from mcp_eras.bridge.translate.tasks import (
     EXTENSION,
     STATUSES,
     InputEntry,

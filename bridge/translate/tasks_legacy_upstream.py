@@ -36,9 +36,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from bridge import eras
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
-from bridge.translate.tasks import (
+from mcp_eras.bridge import eras
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
+from mcp_eras.bridge.translate.tasks import (
     EXTENSION,
     InputEntry,
     TaskRecord,

@@ -1,7 +1,7 @@
 """Build the right Upstream for a target: era probing (2026 backward-compatibility rules) and caching.
 
 The probe sends ``server/discover`` with the 2026 ``_meta`` and hands the answer to the pure
-classification (``bridge.translate.era_probe``, its table cites the spec); 401/403 and connection
+classification (``mcp_eras.bridge.translate.era_probe``, its table cites the spec); 401/403 and connection
 failures are not era evidence: the probe is retried later.
 """
 
@@ -16,16 +16,16 @@ from typing import Any
 
 import httpx
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, UpstreamError
-from bridge.jsonrpc import Message
-from bridge.translate import era_probe
-from bridge.translate.era_probe import classify_discover_answer
-from bridge.translate.modern_upstream import bridge_meta
-from bridge.upstream.legacy import LegacyUpstream
-from bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
-from bridge.upstream.process import ChildProcess
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import era_probe
+from mcp_eras.bridge.translate.era_probe import classify_discover_answer
+from mcp_eras.bridge.translate.modern_upstream import bridge_meta
+from mcp_eras.bridge.upstream.legacy import LegacyUpstream
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
+from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.probe")
 
@@ -226,7 +226,7 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
 
 
 def modern_upstream(target: Target, settings: Settings, process: ChildProcess | None = None) -> Upstream:
-    from bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
+    from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
     if target.url:
         return ModernHttpUpstream(target.url, settings, headers=target.headers or None)

@@ -1,8 +1,8 @@
 """Direction A shell: a 2025-era server behind the canonical 2026 interface.
 
 Keeps the live side of the session pool (transports, ``LegacySession`` objects, waiters, timers) next
-to its pure bookkeeping (``bridge.translate.legacy_pool.Pool``), drives each call by executing the
-actions of its ``bridge.translate.legacy_call.LegacyCall`` machine, seals ``requestState`` for parked
+to its pure bookkeeping (``mcp_eras.bridge.translate.legacy_pool.Pool``), drives each call by executing the
+actions of its ``mcp_eras.bridge.translate.legacy_call.LegacyCall`` machine, seals ``requestState`` for parked
 calls and serves ``subscriptions/listen`` from the sessions' unsolicited notifications.
 """
 
@@ -19,17 +19,17 @@ from typing import Any
 
 import anyio
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, UpstreamError
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
-from bridge.state import StateSealer
-from bridge.translate import legacy_upstream as tx
-from bridge.translate import listen
-from bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
-from bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait
-from bridge.upstream.legacy_driver import LegacySession, LiveCall
-from bridge.upstream.legacy_transport import LegacyTransport
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
+from mcp_eras.bridge.state import StateSealer
+from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate import listen
+from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
+from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait
+from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
 

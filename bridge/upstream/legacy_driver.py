@@ -1,7 +1,7 @@
 """Direction A shell: one initialized 2025 session (one stdio child, or one Mcp-Session-Id) and its calls.
 
 Runs the handshake, sends frames, and hands every inbound frame to the call the pure router
-(``bridge.translate.legacy_pool.route_inbound``) names. Calls are ``LiveCall`` objects: a pure
+(``mcp_eras.bridge.translate.legacy_pool.route_inbound``) names. Calls are ``LiveCall`` objects: a pure
 ``LegacyCall`` machine (None for the bridge's own requests) plus the queue its driver reads.
 """
 
@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from bridge import eras, jsonrpc
-from bridge.core import UpstreamError
-from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
-from bridge.translate import legacy_upstream as tx
-from bridge.translate import listen
-from bridge.translate.legacy_call import LegacyCall
-from bridge.translate.legacy_pool import SessionRec, route_inbound
-from bridge.translate.mrtr_rounds import refusal_frame
-from bridge.upstream.legacy_transport import LegacyTransport, SessionLost
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate import listen
+from mcp_eras.bridge.translate.legacy_call import LegacyCall
+from mcp_eras.bridge.translate.legacy_pool import SessionRec, route_inbound
+from mcp_eras.bridge.translate.mrtr_rounds import refusal_frame
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SessionLost
 
 if TYPE_CHECKING:
-    from bridge.upstream.legacy import LegacyUpstream
+    from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 log = logging.getLogger("mcp_bridge.legacy")
 

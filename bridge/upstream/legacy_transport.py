@@ -17,12 +17,12 @@ from urllib.parse import urljoin
 
 import httpx
 
-from bridge import jsonrpc
-from bridge.core import UpstreamError
-from bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
-from bridge.sse import iter_sse
-from bridge.translate import errors
-from bridge.upstream.process import ChildProcess
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
+from mcp_eras.bridge.sse import iter_sse
+from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
 

@@ -22,20 +22,20 @@ from typing import Any
 import anyio
 import httpx
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, UpstreamError
-from bridge.eras import (
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.eras import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
     MODERN,
 )
-from bridge.jsonrpc import Message, RequestId
-from bridge.sse import iter_sse
-from bridge.translate import errors, mirror_headers
-from bridge.translate import modern_upstream as mu
-from bridge.upstream.process import ChildProcess
+from mcp_eras.bridge.jsonrpc import Message, RequestId
+from mcp_eras.bridge.sse import iter_sse
+from mcp_eras.bridge.translate import errors, mirror_headers
+from mcp_eras.bridge.translate import modern_upstream as mu
+from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream.modern")
 

@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 
-from bridge import jsonrpc
-from bridge.core import UpstreamError
-from bridge.jsonrpc import Message
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.jsonrpc import Message
 
 log = logging.getLogger("mcp_bridge.process")
 

@@ -4,7 +4,7 @@
 ``TasksUpstream`` intercepts task-capable ``tools/call``, ``tasks/get``/``tasks/update``/``tasks/cancel``,
 ``server/discover`` (to advertise the extension) and ``subscriptions/listen`` with ``taskIds``; everything
 else goes to the wrapped upstream unchanged. Every protocol decision is a function of
-``bridge.translate.tasks`` / ``bridge.translate.tasks_legacy_upstream``.
+``mcp_eras.bridge.translate.tasks`` / ``mcp_eras.bridge.translate.tasks_legacy_upstream``.
 
 2025 tasks are bound to the session that created them (mcp 1.29 scopes task ids per session), so task
 traffic runs on dedicated upstream sessions (``TaskChannel``), one per (principal, input capabilities),
@@ -28,15 +28,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bridge import eras, jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream, UpstreamError
-from bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message, RequestId
-from bridge.translate import tasks as tk
-from bridge.translate import tasks_legacy_front as tb
-from bridge.translate import tasks_legacy_upstream as tx
-from bridge.upstream.legacy_transport import LegacyTransport
-from bridge.upstream.tasks_legacy_client import LegacyClientTasks
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message, RequestId
+from mcp_eras.bridge.translate import tasks as tk
+from mcp_eras.bridge.translate import tasks_legacy_front as tb
+from mcp_eras.bridge.translate import tasks_legacy_upstream as tx
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
+from mcp_eras.bridge.upstream.tasks_legacy_client import LegacyClientTasks
 
 log = logging.getLogger("mcp_bridge.tasks")
 

@@ -12,7 +12,7 @@ import pkgutil
 from functools import cache
 from typing import Any
 
-from migrate.model import Kind, RuleMeta
+from mcp_eras.migrate.model import Kind, RuleMeta
 
 
 @cache

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate.rules._lib.lowlevel import LowlevelTracking
+from mcp_eras.migrate.rules._lib.lowlevel import LowlevelTracking
 
 
 class LowlevelSemantics(LowlevelTracking):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from migrate.model import Finding, RuleMeta
+from mcp_eras.migrate.model import Finding, RuleMeta
 
 
 @dataclass

@@ -6,9 +6,9 @@ import re
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer, build_dotted, dotted
-from migrate.rules.sdk import V1_PKG, V2_PKG
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import RuleTransformer, build_dotted, dotted
+from mcp_eras.migrate.rules.sdk import V1_PKG, V2_PKG
 
 OLD_CLASS = frozenset({f"{V1_PKG}.FastMCP", f"{V1_PKG}.server.FastMCP", "mcp.server.FastMCP"})
 PUBLIC_FROM_SERVER = frozenset({"FastMCP", "Context"})

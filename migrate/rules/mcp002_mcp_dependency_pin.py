@@ -10,9 +10,9 @@ from __future__ import annotations
 import configparser
 import io
 
-from migrate import manifests
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.manifest_base import ManifestContext, ManifestRule
+from mcp_eras.migrate import manifests
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 ANCHOR = "dependency-floors-raised-and-new-required-dependencies"
 

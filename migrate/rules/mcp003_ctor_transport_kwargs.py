@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.index import ServerCtor
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.transport import ALL_KWARGS, ANCHOR, StartSiteEditor, plan
-from migrate.rules.sdk import SERVER_CLASS
+from mcp_eras.migrate.index import ServerCtor
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.transport import ALL_KWARGS, ANCHOR, StartSiteEditor, plan
+from mcp_eras.migrate.rules.sdk import SERVER_CLASS
 
 
 class Rule(StartSiteEditor):

@@ -12,8 +12,8 @@ import re
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 CLIENTS = frozenset(
     {

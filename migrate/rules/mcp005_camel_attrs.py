@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.camel import CAMEL_FIELDS, snake
-from migrate.rules.provenance import Provenance
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.camel import CAMEL_FIELDS, snake
+from mcp_eras.migrate.rules.provenance import Provenance
 
 
 class Rule(Provenance):

@@ -15,9 +15,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import add_imports
-from migrate.rules.base import SymbolRename
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import add_imports
+from mcp_eras.migrate.rules.base import SymbolRename
 
 OLD = "mcp.client.streamable_http.streamablehttp_client"
 CLIENT_KWARGS = frozenset({"headers", "timeout", "sse_read_timeout", "auth", "httpx_client_factory"})

@@ -14,9 +14,9 @@ from functools import cache
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.lowlevel import KINDS, LowlevelTracking
-from migrate.rules.lowlevel_adapter import ADAPTER_MARK, ADAPTER_SOURCE
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.lowlevel import KINDS, LowlevelTracking
+from mcp_eras.migrate.rules.lowlevel_adapter import ADAPTER_MARK, ADAPTER_SOURCE
 
 ANCHOR = "lowlevel-server-decorator-based-handlers-replaced-with-constructor-on_-params"
 LIST_KINDS = frozenset({"list_tools", "list_resources", "list_resource_templates", "list_prompts"})

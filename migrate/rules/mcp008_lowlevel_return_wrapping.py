@@ -3,8 +3,8 @@ bare lists, dicts and str/bytes. MCP007's adapter keeps v1's wrapping for each d
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.lowlevel_semantics import LowlevelSemantics
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.lowlevel_semantics import LowlevelSemantics
 
 
 class Rule(LowlevelSemantics):

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer, dotted
-from migrate.rules.undeclared import UndeclaredDependency
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import RuleTransformer, dotted
+from mcp_eras.migrate.rules.undeclared import UndeclaredDependency
 
 META = RuleMeta("MCP011", "httpx-undeclared", Kind.REQUIRED, Safety.REVIEW,
                 "Own `import httpx` relied on mcp v1 to install httpx -> declare `httpx`",

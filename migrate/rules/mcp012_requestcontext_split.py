@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import add_imports, drop_unused
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import add_imports, drop_unused
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 OLD = frozenset({"mcp.shared.context.RequestContext"})
 CLIENT = frozenset({"mcp.ClientSession", "mcp.client.session.ClientSession"})

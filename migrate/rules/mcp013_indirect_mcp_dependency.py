@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from migrate import manifests
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.manifest_base import ManifestContext, ManifestRule
+from mcp_eras.migrate import manifests
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 CARRIERS = frozenset({"fastmcp", "langchain-mcp-adapters", "mcp-use", "mcp-agent", "pydantic-ai-slim"})
 

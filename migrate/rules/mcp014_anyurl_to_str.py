@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import drop_unused
-from migrate.rules.base import CallDetector
-from migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import drop_unused
+from mcp_eras.migrate.rules.base import CallDetector
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
 
 URL_TYPES = frozenset(
     f"pydantic{mod}.{name}"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import add_imports
-from migrate.rules.base import CallDetector
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import add_imports
+from mcp_eras.migrate.rules.base import CallDetector
 
 SDK_TRANSPORTS = frozenset(
     {

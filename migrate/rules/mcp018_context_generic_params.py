@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import drop_unused
-from migrate.rules.base import RuleTransformer, dotted
-from migrate.rules.sdk import CONTEXT_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import drop_unused
+from mcp_eras.migrate.rules.base import RuleTransformer, dotted
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS
 
 SERVER_SESSION = frozenset({"mcp.server.session.ServerSession", "mcp.server.ServerSession"})
 SESSION_IMPORTS = {"mcp.server.session": frozenset({"ServerSession"}), "mcp.server": frozenset({"ServerSession"})}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.index import TRANSPORT_KWARGS, ServerCtor
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.transport import ANCHOR, StartSiteEditor, plan
+from mcp_eras.migrate.index import TRANSPORT_KWARGS, ServerCtor
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.transport import ANCHOR, StartSiteEditor, plan
 
 
 class Rule(StartSiteEditor):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer, dotted
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import RuleTransformer, dotted
 
 OLD = "mcp.shared.memory.create_connected_server_and_client_session"
 

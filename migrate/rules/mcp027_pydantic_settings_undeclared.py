@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.undeclared import UndeclaredDependency
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.undeclared import UndeclaredDependency
 
 
 class Rule(UndeclaredDependency):

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.imports import add_imports
-from migrate.rules.base import CallDetector, dotted
-from migrate.rules.sdk import CONTEXT_CLASS, SERVER_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.imports import add_imports
+from mcp_eras.migrate.rules.base import CallDetector, dotted
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS, SERVER_CLASS
 
 IMPORT = "from mcp.server.mcpserver import Context\n"
 STATIC = ("get_context() was removed and v2 rejects a Context parameter on a static resource: make it a "

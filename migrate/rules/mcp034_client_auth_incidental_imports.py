@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import Detector, dotted
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import Detector, dotted
 
 AUTH_MODULES = frozenset({"mcp.client.auth", "mcp.client.auth.oauth2"})
 MODULE_HOMES = frozenset({"anyio", "base64", "hashlib", "httpx", "logging", "secrets", "string", "time"})

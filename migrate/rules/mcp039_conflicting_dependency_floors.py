@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from migrate import manifests
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.manifest_base import ManifestContext, ManifestRule
+from mcp_eras.migrate import manifests
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 FLOORS = {"anyio": (4, 9), "pydantic": (2, 12), "sse-starlette": (3, 0), "typing-extensions": (4, 13),
           "pywin32": (311, 0)}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import Detector
-from migrate.rules.sdk import CONTEXT_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import Detector
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS
 
 REQUEST_CONTEXT = frozenset({"mcp.shared.context.RequestContext", "mcp.server.context.ServerRequestContext"})
 

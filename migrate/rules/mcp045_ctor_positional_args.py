@@ -6,9 +6,9 @@ v2 inserted ``title``, ``description`` and ``version`` after ``name``, so a v1 p
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.positional import PositionalToKeywords
-from migrate.rules.sdk import SERVER_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.positional import PositionalToKeywords
+from mcp_eras.migrate.rules.sdk import SERVER_CLASS
 
 
 class Rule(PositionalToKeywords):

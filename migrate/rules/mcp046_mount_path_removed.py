@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import KeywordEdit
-from migrate.rules.sdk import SERVER_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import KeywordEdit
+from mcp_eras.migrate.rules.sdk import SERVER_CLASS
 
 
 class Rule(KeywordEdit):

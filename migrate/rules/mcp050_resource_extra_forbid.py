@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import CallDetector
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import CallDetector
 
 _COMMON = frozenset({"uri", "name", "title", "description", "mime_type", "icons", "annotations", "meta"})
 V2_FIELDS: dict[str, frozenset[str]] = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import KeywordEdit
-from migrate.rules.sdk import CONTEXT_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import KeywordEdit
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS
 
 
 class Rule(KeywordEdit):

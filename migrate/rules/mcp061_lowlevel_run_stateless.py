@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import KeywordEdit
-from migrate.rules.sdk import LOWLEVEL_SERVER
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import KeywordEdit
+from mcp_eras.migrate.rules.sdk import LOWLEVEL_SERVER
 
 
 class Rule(KeywordEdit):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import KeywordEdit
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import KeywordEdit
 
 
 class Rule(KeywordEdit):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import CallDetector
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import CallDetector
 
 SECRET_METHODS = frozenset({"client_secret_post", "client_secret_basic"})
 

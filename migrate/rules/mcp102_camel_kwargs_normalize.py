@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.camel import CAMEL_FIELDS, snake
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.camel import CAMEL_FIELDS, snake
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 
 class Rule(RuleTransformer):

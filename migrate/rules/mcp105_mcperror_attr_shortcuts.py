@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 ERRORS = frozenset({"mcp.McpError", "mcp.shared.exceptions.McpError", "mcp.MCPError", "mcp.shared.exceptions.MCPError"})
 FIELDS = frozenset({"code", "message", "data"})

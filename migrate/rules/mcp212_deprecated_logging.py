@@ -3,9 +3,9 @@ per-request opt-in."""
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import CallDetector
-from migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import CallDetector
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS, SESSION_CLASS
 
 
 class Rule(CallDetector):

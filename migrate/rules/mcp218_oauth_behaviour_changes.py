@@ -3,8 +3,8 @@ bound credentials, native application type)."""
 
 from __future__ import annotations
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules.base import CallDetector
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules.base import CallDetector
 
 
 class Rule(CallDetector):

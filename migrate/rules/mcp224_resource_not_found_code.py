@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.codes import compares_code_with, imports_mcp
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.codes import compares_code_with, imports_mcp
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 
 class Rule(RuleTransformer):

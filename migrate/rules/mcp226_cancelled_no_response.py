@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.model import Kind, RuleMeta, Safety
-from migrate.rules._lib.codes import imports_mcp
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.codes import imports_mcp
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 NAMES = frozenset({"mcp.types.CancelledNotification", "mcp.types.CancelledNotificationParams"})
 MESSAGE = "a cancelled request is no longer answered: code awaiting the cancelled call's response must stop waiting"

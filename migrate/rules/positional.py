@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 
 class PositionalToKeywords(RuleTransformer):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.rules.base import CallDetector
-from migrate.rules.sdk import SERVER_CLASS, SESSION_CLASS
+from mcp_eras.migrate.rules.base import CallDetector
+from mcp_eras.migrate.rules.sdk import SERVER_CLASS, SESSION_CLASS
 
 RESULT_METHODS = frozenset(
     {

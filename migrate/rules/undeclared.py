@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from migrate import manifests
-from migrate.rules.manifest_base import ManifestContext, ManifestRule
+from mcp_eras.migrate import manifests
+from mcp_eras.migrate.rules.manifest_base import ManifestContext, ManifestRule
 
 
 class UndeclaredDependency(ManifestRule):

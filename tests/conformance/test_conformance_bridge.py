@@ -1,4 +1,4 @@
-"""Bridge legs: the conformance harness against ``python -m bridge serve`` in front of real servers.
+"""Bridge legs: the conformance harness against ``python -m mcp_eras.bridge serve`` in front of real servers.
 
 Direction A (2026-07-28 client -> 2025-11-25 server):
   A1  2026-07-28 suite -> bridge -> mcp 1.29.0 everything server over Streamable HTTP
@@ -33,7 +33,7 @@ SCENARIO_TIMEOUT = ["--timeout", "20000"]  # ms per scenario (harness default 30
 @contextlib.contextmanager
 def bridge(*, upstream: str | None = None, child: list[str] | None = None, upstream_era: str = "auto",
            front_era: str = "auto") -> Iterator[str]:
-    """Run ``python -m bridge serve`` on a free port in front of ``upstream`` (URL) or ``child`` (stdio)."""
+    """Run ``python -m mcp_eras.bridge serve`` on a free port in front of ``upstream`` (URL) or ``child`` (stdio)."""
     port = peers.free_port()
     cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--upstream-era", upstream_era,
            "--front-era", front_era]

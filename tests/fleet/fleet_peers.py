@@ -41,10 +41,10 @@ def _importable(module: str) -> bool:
     return True
 
 
-needs_modern_upstream = pytest.mark.skipif(not _importable("bridge.upstream.modern"),
-                                           reason="bridge.upstream.modern (2026 upstreams) is not in this build yet")
-needs_legacy_front = pytest.mark.skipif(not _importable("bridge.front.legacy"),
-                                        reason="bridge.front.legacy (the 2025 front) is not in this build yet")
+needs_modern_upstream = pytest.mark.skipif(not _importable("mcp_eras.bridge.upstream.modern"),
+                                           reason="mcp_eras.bridge.upstream.modern (2026 upstreams) is not in this build yet")
+needs_legacy_front = pytest.mark.skipif(not _importable("mcp_eras.bridge.front.legacy"),
+                                        reason="mcp_eras.bridge.front.legacy (the 2025 front) is not in this build yet")
 
 
 def legacy_cmd(*args: str) -> list[str]:
@@ -298,7 +298,7 @@ async def legacy_session(client: httpx.AsyncClient, url: str, headers: dict[str,
 
 
 def metric(text: str, name: str, **labels: str) -> float:
-    from bridge.fleet.metrics import parse_text
+    from mcp_eras.bridge.fleet.metrics import parse_text
 
     total = 0.0
     for lbl, value in parse_text(text).get(name, []):

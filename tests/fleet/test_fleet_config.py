@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.fleet import config as fc
+from mcp_eras.bridge.fleet import config as fc
 
 TOML = """\
 [bridge]

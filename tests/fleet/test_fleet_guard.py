@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bridge.fleet.serve import Router, build_fleet_app
+from mcp_eras.bridge.fleet.serve import Router, build_fleet_app
 
 TOKEN = "guard-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -163,7 +163,7 @@ def test_generated_token_file_is_private(tmp_path: Path) -> None:
 
 
 def test_cli_side_finds_the_token_and_reports_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bridge.fleet import admin
+    from mcp_eras.bridge.fleet import admin
 
     config = tmp_path / "fleet.toml"
     config.write_text('[bridge]\nlisten = "127.0.0.1:9"\n[servers.a]\ncommand = "true"\n')

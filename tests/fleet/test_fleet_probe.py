@@ -10,7 +10,7 @@ from pathlib import Path
 import fleet_peers as fp
 import pytest
 
-from bridge.fleet import probe
+from mcp_eras.bridge.fleet import probe
 
 pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream]
 

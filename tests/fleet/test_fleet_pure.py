@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bridge.fleet import managed, passthrough, probe, verify
-from bridge.fleet.metrics import Metrics, parse_text
+from mcp_eras.bridge.fleet import managed, passthrough, probe, verify
+from mcp_eras.bridge.fleet.metrics import Metrics, parse_text
 
 
 def test_metrics_exposition_round_trips() -> None:
@@ -161,7 +161,7 @@ def test_passthrough_classification_and_sse_outcome() -> None:
 def test_structured_log_lines() -> None:
     import logging
 
-    from bridge.fleet.serve import JsonFormatter
+    from mcp_eras.bridge.fleet.serve import JsonFormatter
 
     record = logging.LogRecord("mcp_bridge.fleet", logging.INFO, __file__, 1, "server %s swapped", ("a",), None)
     record.event, record.server, record.generation = "swap", "a", 2

@@ -19,7 +19,7 @@ import httpx
 import jsonschema
 import pytest
 
-from bridge.fleet import web
+from mcp_eras.bridge.fleet import web
 
 pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream, fp.needs_legacy_front]
 

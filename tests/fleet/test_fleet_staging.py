@@ -9,9 +9,9 @@ import json
 import jsonschema
 import pytest
 
-from bridge.fleet import dashboard, guard, staging, web
-from bridge.fleet.config import ConfigError, parse
-from bridge.fleet.history import EraHistory
+from mcp_eras.bridge.fleet import dashboard, guard, staging, web
+from mcp_eras.bridge.fleet.config import ConfigError, parse
+from mcp_eras.bridge.fleet.history import EraHistory
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 
@@ -187,7 +187,7 @@ def test_decision_modules_stay_pure() -> None:
     import ast
     from pathlib import Path
 
-    import bridge.fleet as pkg
+    import mcp_eras.bridge.fleet as pkg
 
     banned = {"asyncio", "anyio", "time", "socket", "httpx", "starlette", "random", "threading"}
     for name in ("staging", "normalize", "history", "dashboard", "metrics"):
@@ -195,5 +195,6 @@ def test_decision_modules_stay_pure() -> None:
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not imported & banned, (name, imported & banned)
-        fleet_deps = {(n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bridge.")}
-        assert fleet_deps <= {"bridge.fleet", "bridge"}, (name, fleet_deps)
+        fleet_deps = {(n.module or "") for n in ast.walk(tree)
+                      if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("mcp_eras.bridge")}
+        assert fleet_deps <= {"mcp_eras.bridge.fleet", "mcp_eras.bridge"}, (name, fleet_deps)

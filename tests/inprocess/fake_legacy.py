@@ -21,9 +21,9 @@ import contextlib
 import itertools
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.jsonrpc import Message
-from bridge.upstream.legacy_transport import LegacyTransport
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 SERVER_INFO = {"name": "FakeLegacy", "version": "1.0.0"}
 CAPABILITIES = {

@@ -1,13 +1,13 @@
-"""``FakeUpstream``: a scripted ``bridge.core.Upstream`` for in-process tests of the fronts."""
+"""``FakeUpstream``: a scripted ``mcp_eras.bridge.core.Upstream`` for in-process tests of the fronts."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from bridge import eras, jsonrpc
-from bridge.core import CallContext, Emit, Upstream
-from bridge.jsonrpc import Message
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.jsonrpc import Message
 
 DISCOVER = {"resultType": "complete", "supportedVersions": [eras.MODERN], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}

@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_legacy import TransportBank  # noqa: E402
 
-from bridge.config import Settings  # noqa: E402
-from bridge.core import CallContext, discard  # noqa: E402
-from bridge.upstream.legacy import LegacyUpstream  # noqa: E402
+from mcp_eras.bridge.config import Settings  # noqa: E402
+from mcp_eras.bridge.core import CallContext, discard  # noqa: E402
+from mcp_eras.bridge.upstream.legacy import LegacyUpstream  # noqa: E402
 
 CORE = "/bridge/translate/"
 SHELLS = ("/bridge/upstream/", "/bridge/front/")

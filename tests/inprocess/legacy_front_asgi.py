@@ -1,6 +1,6 @@
 """A minimal in-process ASGI client that streams: the 2025 front's GET stream never ends, so a client that
 buffers whole bodies (httpx's ASGITransport, Starlette's TestClient) cannot read it. Each response's body
-chunks are read as the app sends them; SSE events are parsed with ``bridge.sse.iter_sse``."""
+chunks are read as the app sends them; SSE events are parsed with ``mcp_eras.bridge.sse.iter_sse``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bridge import jsonrpc
-from bridge.sse import iter_sse
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.sse import iter_sse
 
 import spec
 

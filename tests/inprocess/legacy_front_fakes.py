@@ -21,10 +21,10 @@ from typing import Any
 
 from fakes import FakeUpstream
 
-from bridge import jsonrpc
-from bridge.core import CallContext, Emit
-from bridge.eras import LOG_LEVELS, META_SUBSCRIPTION_ID
-from bridge.jsonrpc import Message
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.core import CallContext, Emit
+from mcp_eras.bridge.eras import LOG_LEVELS, META_SUBSCRIPTION_ID
+from mcp_eras.bridge.jsonrpc import Message
 
 import spec
 

@@ -10,12 +10,12 @@ import pytest
 from fake_legacy import FakeLegacyServer, TransportBank, lose
 from handoffs import tools_call
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, discard
-from bridge.jsonrpc import Message
-from bridge.translate.legacy_pool import LIMIT_ERROR, Limits
-from bridge.upstream.legacy import LegacyUpstream
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, discard
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Limits
+from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 import spec
 

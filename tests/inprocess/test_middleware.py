@@ -10,8 +10,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from bridge.config import Settings
-from bridge.front.middleware import guard_middleware, host_allowed, origin_allowed
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front.middleware import guard_middleware, host_allowed, origin_allowed
 
 import spec
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from fakes import FakeUpstream
 
-from bridge.config import Settings
-from bridge.front.stdio import serve_stdio
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front.stdio import serve_stdio
 
 import spec
 

@@ -513,10 +513,10 @@ STDIO_BRIDGE = r'''
 import asyncio
 import sys
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.front.legacy import LegacyStdioSession
-from bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front.legacy import LegacyStdioSession
+from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
 
 async def main():

@@ -1,6 +1,6 @@
 """Direction B through the real CLI with the project's sample peers.
 
-``samples/clients/legacy_client.py`` (mcp 1.29 ClientSession) -> ``python -m bridge serve`` with a
+``samples/clients/legacy_client.py`` (mcp 1.29 ClientSession) -> ``python -m mcp_eras.bridge serve`` with a
 2025-11-25 front -> ``samples/modern/{everything,mrtr}_server.py`` (mcp 2.3.0 on the 2026 wire; the
 everything server with ``--modern-only``, so the 2025 client can only succeed through the bridge).
 Both sides over Streamable HTTP and stdio. The expectations are the ones the same legacy client meets

@@ -1,6 +1,6 @@
 """ModernHttpUpstream / ModernStdioUpstream against a real mcp 2.3.0 server on the 2026-07-28 wire.
 
-The canonical interface (bridge.core.Upstream): answers carry the caller's id, request-scoped notifications
+The canonical interface (mcp_eras.bridge.core.Upstream): answers carry the caller's id, request-scoped notifications
 reach ``emit`` before ``call`` returns, listen notifications carry the caller's listen id, cancelling the
 awaiting task cancels upstream, and a dead stdio child fails in-flight calls and is respawned.
 """
@@ -19,12 +19,12 @@ from direction_b_peers import MODERN_SERVER
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bridge import jsonrpc
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream, UpstreamError
-from bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
-from bridge.jsonrpc import Message
-from bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
+from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
 import peers
 

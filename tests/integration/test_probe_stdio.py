@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bridge.config import Settings
-from bridge.core import CallContext, discard
-from bridge.upstream import factory
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, discard
+from mcp_eras.bridge.upstream import factory
 
 import peers
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from migrate.engine import Options, transform_python
-from migrate.index import ProjectIndex, index_file
-from migrate.model import Finding
+from mcp_eras.migrate.engine import Options, transform_python
+from mcp_eras.migrate.index import ProjectIndex, index_file
+from mcp_eras.migrate.model import Finding
 
 
 def migrate_source(source: str, *rules: str, path: str = "server.py",
@@ -14,7 +14,7 @@ def migrate_source(source: str, *rules: str, path: str = "server.py",
     """Dedent ``source``, index it as a one-file project and apply ``rules`` (all if none)."""
     from pathlib import Path
 
-    from migrate.rules import select_rules
+    from mcp_eras.migrate.rules import select_rules
 
     code = textwrap.dedent(source)
     index = ProjectIndex()

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from migrate_corpus import CACHE
 
-from migrate.cli import main, route
+from mcp_eras.migrate.cli import main, route
 
 SERVER = (
     "from mcp.server.fastmcp import FastMCP\n"
@@ -74,7 +74,7 @@ def test_fix_rewrites_in_place_and_summarises(tmp_path: Path, capsys: pytest.Cap
 def test_fix_from_another_working_directory_and_single_file(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "proj")
     target = root / "pkg" / "server.py"
-    proc = subprocess.run([sys.executable, "-m", "migrate", os.path.relpath(target, tmp_path), "--allow-no-vcs"],
+    proc = subprocess.run([sys.executable, "-m", "mcp_eras.migrate", os.path.relpath(target, tmp_path), "--allow-no-vcs"],
                           cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -374,7 +374,7 @@ def test_text_summary_ends_with_a_per_rule_tally(tmp_path: Path, capsys: pytest.
 
 def test_jobs_default_to_the_cpu_count(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrate import engine
+    from mcp_eras.migrate import engine
 
     seen: list[int] = []
     real = engine.run

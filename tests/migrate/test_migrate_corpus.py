@@ -86,7 +86,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     copy = tmp_path_factory.mktemp("corpus") / "examples"
     shutil.copytree(pristine, copy)
     proc = subprocess.run(
-        [sys.executable, "-m", "migrate", str(copy), "--format", "json", "--allow-dirty", "--allow-no-vcs", "--jobs", "2"],
+        [sys.executable, "-m", "mcp_eras.migrate", str(copy), "--format", "json", "--allow-dirty", "--allow-no-vcs", "--jobs", "2"],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr
@@ -151,7 +151,7 @@ def test_corpus_second_run_is_a_no_op(migrated: tuple[Path, Path, dict[str, Any]
     _, copy, _ = migrated
     again = tmp_path / "again"
     shutil.copytree(copy, again)
-    proc = subprocess.run([sys.executable, "-m", "migrate", str(again), "--diff"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "mcp_eras.migrate", str(again), "--diff"], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert proc.stdout == ""

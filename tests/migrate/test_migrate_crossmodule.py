@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate.cli import main
+from mcp_eras.migrate.cli import main
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

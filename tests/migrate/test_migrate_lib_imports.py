@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from migrate_helpers import dedent, migrate_source
 
-from migrate.rules._lib.imports import drop_unused
+from mcp_eras.migrate.rules._lib.imports import drop_unused
 
 NAMES = {"mcp.server.session": frozenset({"ServerSession"}), "pydantic": frozenset({"AnyUrl"})}
 

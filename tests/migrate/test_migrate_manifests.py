@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from migrate.engine import Options, transform_manifest
-from migrate.model import Finding
-from migrate.rules import select_rules
+from mcp_eras.migrate.engine import Options, transform_manifest
+from mcp_eras.migrate.model import Finding
+from mcp_eras.migrate.rules import select_rules
 
 
 def run(name: str, kind: str, text: str, imports: frozenset[str] = frozenset(), *rules: str,
@@ -132,7 +132,7 @@ def test_mcp011_an_httpx_import_with_no_manifest_at_all_is_reported(tmp_path: Pa
     _, findings = migrate_source(source, "MCP011", path=str(scripts / "server.py"))
     assert [(f.rule, f.status, f.line) for f in findings] == [("MCP011", "manual", 1)]
     (tmp_path / "requirements.txt").write_text("mcp\n")
-    from migrate.rules.mcp011_httpx_undeclared import has_manifest
+    from mcp_eras.migrate.rules.mcp011_httpx_undeclared import has_manifest
 
     has_manifest.cache_clear()
     assert migrate_source(source, "MCP011", path=str(scripts / "other.py"))[1] == []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate.cli import main
+from mcp_eras.migrate.cli import main
 
 from peers import bridge_cmd, legacy_python
 

@@ -10,8 +10,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 from migrate_corpus import examples_dir
 
-from migrate.resolve import statement_lines
-from migrate.rules.base import STATEMENT_CLASSES
+from mcp_eras.migrate.resolve import statement_lines
+from mcp_eras.migrate.rules.base import STATEMENT_CLASSES
 
 TRICKY = textwrap.dedent(
     '''

@@ -9,11 +9,11 @@ import libcst as cst
 import pytest
 from migrate_helpers import dedent, migrate_source
 
-from migrate import engine
-from migrate.cli import main
-from migrate.compat import compiles, lowered
-from migrate.index import ProjectIndex, index_file
-from migrate.resolve import ImportTable
+from mcp_eras.migrate import engine
+from mcp_eras.migrate.cli import main
+from mcp_eras.migrate.compat import compiles, lowered
+from mcp_eras.migrate.index import ProjectIndex, index_file
+from mcp_eras.migrate.resolve import ImportTable
 
 EVERY_STATEMENT = dedent(
     """\

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from migrate.model import Kind, Safety
-from migrate.rules import all_rules, select_rules
+from mcp_eras.migrate.model import Kind, Safety
+from mcp_eras.migrate.rules import all_rules, select_rules
 
 
 def test_ids_and_slugs_unique_and_well_formed() -> None:
@@ -36,7 +36,7 @@ def test_selection_by_id_prefix_slug_and_ignore() -> None:
 
 
 def test_the_catalogue_is_derived_from_the_rules() -> None:
-    from migrate.catalogue import CLASS, PLANNED, table
+    from mcp_eras.migrate.catalogue import CLASS, PLANNED, table
 
     derived = table()
     for rule in all_rules():

@@ -1,13 +1,13 @@
-"""Catalogue layout: rules never import other rules (shared code lives in ``migrate.rules._lib``)."""
+"""Catalogue layout: rules never import other rules (shared code lives in ``mcp_eras.migrate.rules._lib``)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import migrate.rules
+from mcp_eras.migrate import rules
 
-RULES = Path(migrate.rules.__file__).parent
+RULES = Path(rules.__file__).parent
 
 
 def test_no_rule_module_imports_another_rule_module() -> None:
@@ -17,7 +17,7 @@ def test_no_rule_module_imports_another_rule_module() -> None:
         for node in ast.walk(tree):
             module = node.module if isinstance(node, ast.ImportFrom) else None
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [module or ""]
-            if any(n.startswith("migrate.rules.mcp") for n in names):
+            if any(n.startswith("mcp_eras.migrate.rules.mcp") for n in names):
                 offenders.append(f"{path.name} imports {names}")
     assert offenders == []
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 from migrate_helpers import dedent, migrate_source
 
-from migrate.rules import all_rules
-from migrate.rules.base import RuleTransformer
+from mcp_eras.migrate.rules import all_rules
+from mcp_eras.migrate.rules.base import RuleTransformer
 
 
 @dataclass

@@ -32,7 +32,7 @@ def script(name: str) -> list[str]:
     path = Path(sys.executable).parent / name
     if path.exists():
         return [str(path)]
-    module = {"mcp-bridge": "bridge.cli", "mcp-migrate": "migrate.cli", "mcp-eras": "mcp_eras.cli"}[name]
+    module = {"mcp-bridge": "mcp_eras.bridge.cli", "mcp-migrate": "mcp_eras.migrate.cli", "mcp-eras": "mcp_eras.cli"}[name]
     return [sys.executable, "-c", f"import {module} as m; m.main()"]
 
 

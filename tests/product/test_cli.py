@@ -195,12 +195,12 @@ def test_ctrl_c_on_stdio_is_quiet_and_reaps_the_child(tmp_path) -> None:  # type
 
 
 def test_fleet_cli_is_a_sub_app_without_an_import_cycle() -> None:
-    code = ("import bridge.fleet.cli as f, sys; assert 'bridge.cli' not in sys.modules; "
+    code = ("import mcp_eras.bridge.fleet.cli as f, sys; assert 'mcp_eras.bridge.cli' not in sys.modules; "
             "print(sorted(c.name or c.callback.__name__ for c in f.app.registered_commands))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['canary', 'probe', 'reload', 'verify']"
-    assert isinstance(__import__("bridge.cli", fromlist=["app"]).app, typer.Typer)
+    assert isinstance(__import__("mcp_eras.bridge.cli", fromlist=["app"]).app, typer.Typer)
 
 
 def test_fleet_commands_read_mcp_bridge_command_option_variables() -> None:

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from product_helpers import running
 
-from bridge.desktop import normalize
-from bridge.fleet import config as fc
+from mcp_eras.bridge.desktop import normalize
+from mcp_eras.bridge.fleet import config as fc
 
 import peers
 

@@ -14,12 +14,12 @@ from product_helpers import META, running, tiny_cmd
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bridge.config import Settings
-from bridge.core import CallContext, Emit, Upstream
-from bridge.fleet.metrics import parse_text
-from bridge.jsonrpc import Message
-from bridge.observe import observe, outcome_of
-from bridge.upstream.factory import Target
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.fleet.metrics import parse_text
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.observe import observe, outcome_of
+from mcp_eras.bridge.upstream.factory import Target
 
 import peers
 

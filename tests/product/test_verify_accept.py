@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from product_helpers import bridge
 
-from bridge.fleet import verify_accept
-from bridge.fleet.verify import Difference
+from mcp_eras.bridge.fleet import verify_accept
+from mcp_eras.bridge.fleet.verify import Difference
 
 import peers
 

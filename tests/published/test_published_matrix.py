@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 DRIVER = str(HERE / "driver.py")
 PUB_BIN = peers.ROOT / ".venvs" / "published" / "bin"
 NPM = peers.ROOT / ".cache" / "published-npm" / "node_modules"
-BRIDGE = [peers.MODERN_PYTHON, "-m", "bridge", "serve", "--stdio", "--log-level", "error", "--"]
+BRIDGE = [peers.MODERN_PYTHON, "-m", "mcp_eras.bridge", "serve", "--stdio", "--log-level", "error", "--"]
 CLIENTS = {"v1": ("legacy", "v1"), "v2-2026": ("2026-07-28", "v2"), "v2-auto": ("auto", "v2")}
 
 pytestmark = [pytest.mark.legacy_peer, pytest.mark.published]

@@ -14,12 +14,12 @@ import pytest
 from inprocess.fakes import FakeUpstream
 from starlette.applications import Starlette
 
-from bridge.config import Settings
-from bridge.core import CallContext
-from bridge.jsonrpc import Message
-from bridge.state import StateSealer
-from bridge.store import MemoryStore, StoreError
-from bridge.store.cluster import AUTH_HEADER, FORWARD_PATH, ClusterUpstream, _sign, forward_key
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.state import StateSealer
+from mcp_eras.bridge.store import MemoryStore, StoreError
+from mcp_eras.bridge.store.cluster import AUTH_HEADER, FORWARD_PATH, ClusterUpstream, _sign, forward_key
 
 import peers
 
@@ -169,8 +169,8 @@ async def test_param_header_annotations_shared(nodes: dict[str, Node]) -> None:
 
 @pytest.mark.parametrize("tamper", ["signature", "stale", "body"])
 async def test_session_relay_endpoint_refuses_unauthenticated(nodes: dict[str, Node], tamper: str) -> None:
-    from bridge.front.legacy import LegacyHttpFront
-    from bridge.store.sessions import AT_HEADER, SESSION_PATH, ClusterLegacyFront, _relay_mac
+    from mcp_eras.bridge.front.legacy import LegacyHttpFront
+    from mcp_eras.bridge.store.sessions import AT_HEADER, SESSION_PATH, ClusterLegacyFront, _relay_mac
 
     cluster = nodes["a"].cluster
     front = ClusterLegacyFront(LegacyHttpFront(nodes["a"].fake, cluster.settings), cluster, cluster.settings)

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import scale_peers
 
-from bridge.store import MemoryStore, Store, StoreError, open_store
-from bridge.store.redis_store import RedisStore
+from mcp_eras.bridge.store import MemoryStore, Store, StoreError, open_store
+from mcp_eras.bridge.store.redis_store import RedisStore
 
 
 @pytest.fixture(scope="module")

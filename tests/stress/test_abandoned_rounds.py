@@ -12,10 +12,10 @@ import pytest
 from fake_legacy import TransportBank
 from handoffs import tools_call
 
-from bridge.config import Settings
-from bridge.core import CallContext, discard
-from bridge.translate.legacy_pool import Limits
-from bridge.upstream.legacy import LegacyUpstream
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, discard
+from mcp_eras.bridge.translate.legacy_pool import Limits
+from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 pytestmark = pytest.mark.anyio
 ASK = {"elicitation": {}}

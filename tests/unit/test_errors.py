@@ -1,4 +1,4 @@
-"""bridge.translate.errors: every code<->code and code<->status row, with the spec's own example errors.
+"""mcp_eras.bridge.translate.errors: every code<->code and code<->status row, with the spec's own example errors.
 
 Every error a mapping emits is validated against the receiving era's schema (tests/data/spec).
 """
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bridge.translate import errors
+from mcp_eras.bridge.translate import errors
 
 import spec
 

@@ -1,4 +1,4 @@
-"""bridge.translate.legacy_listen: make-before-break replacement of a 2025 session's upstream listen.
+"""mcp_eras.bridge.translate.legacy_listen: make-before-break replacement of a 2025 session's upstream listen.
 
 Notifications the plan delivers are validated against the 2025-11-25 schema; listen requests and
 acknowledgements are the 2026-07-28 examples.
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from bridge import jsonrpc
-from bridge.eras import META_SUBSCRIPTION_ID
-from bridge.translate import legacy_listen as ll
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate import legacy_listen as ll
 
 import spec
 

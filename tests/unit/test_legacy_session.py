@@ -1,4 +1,4 @@
-"""bridge.translate.legacy_session: the 2025 session rules as a pure machine over plain data.
+"""mcp_eras.bridge.translate.legacy_session: the 2025 session rules as a pure machine over plain data.
 
 Every answer the machine emits toward the 2025 client is validated against the 2025-11-25 schema; every
 canonical request toward the upstream against the 2026-07-28 schema.
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bridge import jsonrpc
-from bridge.eras import META_LOG_LEVEL
-from bridge.translate import legacy_front as lf
-from bridge.translate import legacy_session as ls
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import META_LOG_LEVEL
+from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import legacy_session as ls
 
 import spec
 

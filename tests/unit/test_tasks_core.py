@@ -1,4 +1,4 @@
-"""bridge.translate.tasks: the record round-trips through JSON, owner binding, -32021, input keys."""
+"""mcp_eras.bridge.translate.tasks: the record round-trips through JSON, owner binding, -32021, input keys."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bridge.jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError
-from bridge.translate import tasks as t
+from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError
+from mcp_eras.bridge.translate import tasks as t
 
 import spec
 

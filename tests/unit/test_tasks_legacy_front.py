@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.jsonrpc import FrameError
-from bridge.translate import tasks as t
-from bridge.translate import tasks_legacy_front as b
+from mcp_eras.bridge.jsonrpc import FrameError
+from mcp_eras.bridge.translate import tasks as t
+from mcp_eras.bridge.translate import tasks_legacy_front as b
 
 import spec
 

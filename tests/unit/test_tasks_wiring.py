@@ -1,4 +1,4 @@
-"""bridge.upstream.tasks wiring: which upstreams get task sessions (in-process fakes, no peers)."""
+"""mcp_eras.bridge.upstream.tasks wiring: which upstreams get task sessions (in-process fakes, no peers)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from bridge.config import Settings
-from bridge.core import CallContext, Upstream, discard
-from bridge.upstream.tasks import legacy_transports, with_tasks
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream, discard
+from mcp_eras.bridge.upstream.tasks import legacy_transports, with_tasks
 
 
 class FakeUpstream(Upstream):

@@ -8,13 +8,13 @@ import copy
 import jsonschema
 import pytest
 
-from bridge import eras, jsonrpc
-from bridge.jsonrpc import FrameError
-from bridge.state import StateSealer
-from bridge.translate import errors, modern_front
-from bridge.translate import legacy_upstream as tx
-from bridge.translate import mirror_headers as mh
-from bridge.upstream.factory import classify_discover_answer
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.jsonrpc import FrameError
+from mcp_eras.bridge.state import StateSealer
+from mcp_eras.bridge.translate import errors, modern_front
+from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate import mirror_headers as mh
+from mcp_eras.bridge.upstream.factory import classify_discover_answer
 
 import spec
 
@@ -282,7 +282,7 @@ def test_frame_envelope_errors() -> None:
 def test_sse_parser_shared_by_both_upstreams() -> None:
     import anyio
 
-    from bridge.sse import iter_sse, sse_event, sse_priming
+    from mcp_eras.bridge.sse import iter_sse, sse_event, sse_priming
 
     async def lines(text: str):  # type: ignore[no-untyped-def]
         for line in text.split("\n"):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bridge import eras, jsonrpc
-from bridge.translate import listen
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.translate import listen
 
 import spec
 

@@ -1,4 +1,4 @@
-"""bridge.translate.modern_upstream: wire ids, discover caching and stdio notification routing toward a
+"""mcp_eras.bridge.translate.modern_upstream: wire ids, discover caching and stdio notification routing toward a
 2026-07-28 server, with the spec's example messages; what reaches the caller is validated against the 2026 schema."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bridge import jsonrpc
-from bridge.eras import META_SUBSCRIPTION_ID
-from bridge.translate import modern_upstream as mu
+from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.eras import META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate import modern_upstream as mu
 
 import spec
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.rules._lib.transformer import RuleTransformer
+from mcp_eras.migrate.rules._lib.transformer import RuleTransformer
 
 
 def imports_mcp(rule: RuleTransformer) -> bool:

@@ -11,9 +11,9 @@ import libcst as cst
 from libcst._metadata_dependent import LazyValue
 from libcst.metadata import BaseMetadataProvider, MetadataWrapper
 
-from migrate.index import ProjectIndex
-from migrate.model import Finding
-from migrate.resolve import ImportTable
+from mcp_eras.migrate.index import ProjectIndex
+from mcp_eras.migrate.model import Finding
+from mcp_eras.migrate.resolve import ImportTable
 
 IGNORE_RE = re.compile(r"#\s*mcp-migrate:\s*ignore\[([^\]]*)\]\s*(.*)$")
 MARKER_PREFIX = "# TODO(mcp-migrate "

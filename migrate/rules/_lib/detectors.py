@@ -7,12 +7,12 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate.index import SERVER_CLASSES as SERVER_NAMES
-from migrate.index import ServerCtor, absolute_module
-from migrate.resolve import dotted
-from migrate.rules._lib.context import FileContext
-from migrate.rules._lib.transformer import RuleTransformer
-from migrate.rules.sdk import CONTEXT_CLASS
+from mcp_eras.migrate.index import SERVER_CLASSES as SERVER_NAMES
+from mcp_eras.migrate.index import ServerCtor, absolute_module
+from mcp_eras.migrate.resolve import dotted
+from mcp_eras.migrate.rules._lib.context import FileContext
+from mcp_eras.migrate.rules._lib.transformer import RuleTransformer
+from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS
 
 
 class Detector(RuleTransformer):

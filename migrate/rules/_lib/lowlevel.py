@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.rules._lib.transformer import RuleTransformer
-from migrate.rules.sdk import LOWLEVEL_SERVER, SERVER_CLASS
+from mcp_eras.migrate.rules._lib.transformer import RuleTransformer
+from mcp_eras.migrate.rules.sdk import LOWLEVEL_SERVER, SERVER_CLASS
 
 KINDS = frozenset(
     {

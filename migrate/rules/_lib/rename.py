@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from migrate.resolve import dotted
-from migrate.rules._lib.context import build_dotted
-from migrate.rules._lib.transformer import RuleTransformer
+from mcp_eras.migrate.resolve import dotted
+from mcp_eras.migrate.rules._lib.context import build_dotted
+from mcp_eras.migrate.rules._lib.transformer import RuleTransformer
 
 
 class SymbolRename(RuleTransformer):

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedName, QualifiedNameProvider, QualifiedNameSource
 
-from migrate.model import Finding, Kind, RuleMeta, Safety
-from migrate.rules._lib.context import HIDDEN, MARKER_PREFIX, FileContext
+from mcp_eras.migrate.model import Finding, Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.context import HIDDEN, MARKER_PREFIX, FileContext
 
 STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 # concrete classes: ``type(node) in`` is far cheaper than isinstance() against libcst's ABCs
@@ -58,7 +58,7 @@ class RuleTransformer(cst.CSTTransformer):
         """Imported qualified names of ``node`` (locals and builtins excluded).
 
         Answered from the file's import table unless the file binds an imported name locally
-        too; then from libcst's scope analysis (see ``migrate.resolve``)."""
+        too; then from libcst's scope analysis (see ``mcp_eras.migrate.resolve``)."""
         table = self.ctx.table()
         if not table.ambiguous:
             return table.qualified(node)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import libcst as cst
 
-from migrate.index import ProjectIndex, ServerCtor, StartSite
-from migrate.rules._lib.imports import add_imports
-from migrate.rules._lib.transformer import RuleTransformer
+from mcp_eras.migrate.index import ProjectIndex, ServerCtor, StartSite
+from mcp_eras.migrate.rules._lib.imports import add_imports
+from mcp_eras.migrate.rules._lib.transformer import RuleTransformer
 
 ANCHOR = "transport-specific-parameters-moved-from-mcpserver-constructor-to-runapp-methods"
 SSE = ("host", "port", "sse_path", "message_path", "max_request_body_size", "transport_security")
