@@ -34,6 +34,19 @@ if [ ! -x .venvs/mcp1/bin/python ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" 
     echo "$LEGACY_MCP" >.venvs/mcp1/.stamp
 fi
 
+# Real parts of the scale-out tests (tests/scale): a Redis server and a load balancer, from Debian.
+# CI runs as root on a fresh Debian machine; elsewhere the tests skip with a clear reason if absent.
+if ! command -v redis-server >/dev/null || ! { command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ]; }; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "bootstrap: installing redis-server and haproxy (Debian)" >&2
+        { apt-get install -y -q redis-server haproxy || { apt-get update -q && apt-get install -y -q redis-server haproxy; }; } >&2
+        # The package starts a system-wide instance; the tests run their own on free ports.
+        systemctl disable --now redis-server >/dev/null 2>&1 || service redis-server stop >/dev/null 2>&1 || true
+    else
+        echo "bootstrap: redis-server/haproxy missing and not root: tests/scale will skip" >&2
+    fi
+fi
+
 if [ ! -x .venvs/fastmcp/bin/python ] || [ "$(cat .venvs/fastmcp/.stamp 2>/dev/null)" != "$TASKS_PEER" ]; then
     echo "bootstrap: creating .venvs/fastmcp ($TASKS_PEER)" >&2
     mkdir -p .venvs

@@ -11,6 +11,7 @@ import base64
 import logging
 import os
 import shutil
+import socket
 import sys
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -145,6 +146,11 @@ def serve(
     ttl_ms: Annotated[int, _opt("ttlMs stamped on cacheable results of legacy upstreams.", "--ttl-ms")] = 0,
     cache_scope: Annotated[str, _opt("cacheScope stamped on those results: private | public.", "--cache-scope")] = "private",
     state_key: Annotated[str | None, _opt("requestState HMAC key, hex or base64.", "--state-key")] = None,
+    state_store: Annotated[str, _opt("memory | redis://HOST:PORT/DB shared by all instances (needs --state-key).",
+                                     "--state-store")] = "memory",
+    instance_id: Annotated[str | None, _opt("This instance's name (default: host name + pid).", "--instance-id")] = None,
+    advertise_url: Annotated[str | None, _opt("Base URL other instances reach this one at (default: the listen address).",
+                                              "--advertise-url")] = None,
     parked_timeout: Annotated[float, _opt("Seconds a call waiting for client input is kept.", "--parked-timeout")] = 600.0,
     session_idle_timeout: Annotated[float, _opt("Seconds before an idle 2025 front session expires.", "--session-idle-timeout")] = 1800.0,
     mrtr_max_rounds: Annotated[int, _opt("2025 front: input_required rounds driven for one call.", "--mrtr-max-rounds")] = 16,
@@ -198,6 +204,7 @@ def serve(
     key = _state_key(state_key)
     if key is not None:
         settings_kwargs["state_key"] = key
+    _scale_settings(settings_kwargs, state_store, key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
 
     from mcp_eras.bridge.upstream.factory import Target, make_upstream
@@ -241,6 +248,26 @@ async def _serve_stdio(up, settings: Settings) -> None:  # type: ignore[no-untyp
         raise CliError(str(exc)) from None
 
 
+def _scale_settings(kwargs: dict, store: str, key: bytes | None, instance_id: str | None, advertise_url: str | None,
+                    stdio: bool) -> None:
+    """--state-store / --instance-id / --advertise-url (see mcp_eras.bridge.store); a shared store without a shared
+    key is refused with one line and exit status 2."""
+    from mcp_eras.bridge.store import is_shared_url
+
+    if store != "memory" and not is_shared_url(store):
+        _refuse(f"--state-store wants memory or redis://HOST:PORT/DB, got {store!r}")
+    if is_shared_url(store) and key is None:
+        _refuse("--state-store redis://... needs --state-key (or MCP_BRIDGE_STATE_KEY) shared by every instance")
+    if is_shared_url(store) and stdio:
+        _refuse("--state-store redis://... serves HTTP, not --stdio")
+    kwargs.update(state_store=store, advertise_url=advertise_url, instance_id=instance_id or f"{socket.gethostname()}-{os.getpid()}")
+
+
+def _refuse(message: str) -> None:
+    print(f"mcp-bridge: {message}", file=sys.stderr)
+    raise typer.Exit(2)
+
+
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
                 allow_host: list[str]) -> None:
     from mcp_eras.bridge.front.http import build_app
@@ -249,7 +276,15 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
     # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
     up, observer = observe(up, target, settings)
-    asgi = build_app(settings, up, _legacy_http_front(up, settings), extra_routes=observer.routes(), path=path)
+    legacy, routes = _legacy_http_front(up, settings), observer.routes()
+    if settings.state_store != "memory":  # several instances share state (mcp_eras.bridge.store)
+        from mcp_eras.bridge.store.wiring import scale_out
+
+        up, legacy, internal = scale_out(up, legacy, settings, f"http://{host}:{port}")
+        routes = [*routes, *internal]
+    asgi = build_app(settings, up, legacy, extra_routes=routes, path=path)
+    if settings.state_store != "memory":
+        asgi.state.front.param_headers = up.param_headers
     if host not in ("127.0.0.1", "::1", "localhost") and not settings.allowed_hosts:
         log.warning("serving on %s: only loopback Host names are accepted; list this bridge's names with --allow-host", host)
 

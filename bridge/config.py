@@ -84,6 +84,15 @@ class Settings(BaseModel):
     parked_timeout: float = 600.0
     instance_id: str = Field(default_factory=lambda: secrets.token_hex(6))
 
+    # --- scale-out (mcp_eras.bridge.store) ------------------------------------------------------------------
+    state_store: str = "memory"
+    """``memory`` (one process) or ``redis://HOST:PORT/DB`` shared by every instance (then ``state_key``
+    must be configured: it seals requestState and authenticates forwarding between instances)."""
+    advertise_url: str | None = None
+    """Base URL other instances use to reach this one (default: the listen address)."""
+    heartbeat_interval: float = 1.0
+    """Seconds between registry heartbeats; an instance is gone 3 intervals after its last one."""
+
     # --- identity of the bridge itself -----------------------------------------------------------
     bridge_name: str = "mcp-bridge"
     bridge_version: str = "0.1.0"

@@ -59,6 +59,22 @@ class StateSealer:
         mac = hmac.new(self._key, payload, hashlib.sha256).digest()
         return f"{_b64(payload)}.{_b64(mac)}"
 
+    def issuer(self, token: Any) -> str | None:
+        """The instance named by an authentic token (None when it is not one of ours): a scaled-out
+        bridge forwards a retry to that instance before opening it there."""
+        if not isinstance(token, str) or token.count(".") != 1 or len(token) > 4096:
+            return None
+        body, sig = token.split(".")
+        try:
+            payload, mac = _unb64(body), _unb64(sig)
+            if not hmac.compare_digest(mac, hmac.new(self._key, payload, hashlib.sha256).digest()):
+                return None
+            data = orjson.loads(payload)
+        except (ValueError, TypeError, orjson.JSONDecodeError):
+            return None
+        inst = data.get("inst") if isinstance(data, dict) else None
+        return inst if isinstance(inst, str) else None
+
     def open(self, token: Any, *, principal: str | None, method: str, digest: str, now_ms: int | None = None) -> StateClaims:
         """Verify a token against the request that carries it; raise -32602 on any failure."""
         now_ms = int(time.time() * 1000) if now_ms is None else now_ms

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from mcp_eras.bridge.jsonrpc import Message
 
@@ -38,6 +38,9 @@ class EventStream:
         self.owner: object | None = None
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._changed = asyncio.Event()
+        self.on_push: Callable[[int, Message], None] | None = None
+        """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.store.sessions``
+        keeps a session's GET-stream events in the shared store for replay on another instance)."""
 
     def _wake(self) -> None:
         self._changed.set()
@@ -49,6 +52,8 @@ class EventStream:
         self.seq += 1
         now = time.monotonic()
         self.events.append((self.seq, now, msg))
+        if self.on_push is not None:
+            self.on_push(self.seq, msg)
         while self.events and self.events[0][1] < now - self.retention:
             self.events.popleft()
         self._wake()

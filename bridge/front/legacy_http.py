@@ -21,7 +21,7 @@ from starlette.responses import Response, StreamingResponse
 
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import Upstream
+from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.eras import LEGACY
 from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
 from mcp_eras.bridge.front.http import call_context, json_message
@@ -235,6 +235,19 @@ class LegacyHttpFront:
         self._linger(slot)
         self._ensure_reaper()
         return json_message(resp, headers={"Mcp-Session-Id": sid})
+
+    async def adopt(self, sid: str, state: ls.SessionState, ctx: CallContext, first_event: int) -> None:
+        """Serve a session that another bridge instance opened and lost (scale-out: ``mcp_eras.bridge.store.sessions``),
+        from its stored machine state. GET-stream ids continue above ``first_event``, so a Last-Event-ID from
+        the old instance replays everything this one has for the session."""
+        slot = HttpSessionSlot(sid, self.settings)
+        slot.principal = state.principal
+        slot.get_stream.seq = slot.get_seen = first_event
+        slot.session = LegacyFrontSession(self.upstream, self.settings, state, ctx, slot.deliver, self.listens, self._reclaim)
+        await slot.session.start()
+        self._add(slot)
+        self._linger(slot)
+        self._ensure_reaper()
 
     # --- GET ---------------------------------------------------------------------------------------
 

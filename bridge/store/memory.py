@@ -1,0 +1,194 @@
+"""The default store: one process, in memory (what a single bridge always did). Nothing is shared, so
+``shared`` is False and the scale-out paths (forwarding, announcements to other instances) stay idle.
+
+Time comes from ``clock`` (milliseconds) so tests can move it; expired entries are dropped lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, Subscription, newer
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.events: deque[tuple[str, int, Json]] = deque()  # (id, appended at ms, event)
+        self.last_id = "0-0"
+        self.max_deleted = "0-0"
+
+
+class _MemorySubscription(Subscription):
+    def __init__(self, store: MemoryStore, channel: str) -> None:
+        self.store, self.channel = store, channel
+        self.queue: asyncio.Queue[Json] = asyncio.Queue()
+
+    async def get(self, timeout: float | None = None) -> Json | None:
+        try:
+            return await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+
+    async def aclose(self) -> None:
+        self.store._subscribers.get(self.channel, set()).discard(self)
+
+
+class MemoryStore(Store):
+    name = "memory"
+    shared = False
+
+    def __init__(self, clock: Callable[[], int] = _wall_ms) -> None:
+        self.clock = clock
+        self._kv: dict[str, tuple[int | None, Any]] = {}  # key -> (expires at ms or None, value)
+        self._streams: dict[str, _Stream] = {}
+        self._subscribers: dict[str, set[_MemorySubscription]] = {}
+
+    # --- plumbing ------------------------------------------------------------------------------------
+
+    def _get(self, key: str) -> Any:
+        item = self._kv.get(key)
+        if item is None:
+            return None
+        expires, value = item
+        if expires is not None and expires <= self.clock():
+            del self._kv[key]
+            self._streams.pop(key, None)
+            return None
+        return value
+
+    def _put(self, key: str, value: Any, ttl_ms: int | None) -> None:
+        self._kv[key] = (None if ttl_ms is None else self.clock() + max(1, ttl_ms), value)
+
+    def _touch(self, key: str, ttl_ms: int) -> None:
+        if key in self._kv:
+            self._kv[key] = (self.clock() + max(1, ttl_ms), self._kv[key][1])
+
+    # --- parked calls ----------------------------------------------------------------------------------
+
+    async def park(self, puc: str, owner: str, ttl_ms: int) -> None:
+        self._put(f"puc:{puc}", owner, ttl_ms)
+
+    async def parked_owner(self, puc: str) -> str | None:
+        return self._get(f"puc:{puc}")
+
+    async def unpark(self, puc: str) -> str | None:
+        owner = self._get(f"puc:{puc}")
+        self._kv.pop(f"puc:{puc}", None)
+        return owner
+
+    # --- sessions ------------------------------------------------------------------------------------------
+
+    async def create_session(self, sid: str, facts: Json, ttl_ms: int, owner: str = "") -> bool:
+        if self._get(f"sess:{sid}") is not None:
+            return False
+        self._put(f"sess:{sid}", {"facts": copy.deepcopy(facts), "owner": owner, "state": {}, "subscriptions": []}, ttl_ms)
+        return True
+
+    async def claim_session(self, sid: str, expected_owner: str, owner: str) -> bool:
+        rec = self._get(f"sess:{sid}")
+        if rec is None or rec["owner"] != expected_owner:
+            return False
+        rec["owner"] = owner
+        return True
+
+    async def session(self, sid: str, ttl_ms: int | None = None) -> Json | None:
+        rec = self._get(f"sess:{sid}")
+        if rec is None:
+            return None
+        if ttl_ms is not None:
+            self._touch(f"sess:{sid}", ttl_ms)
+        return copy.deepcopy(rec)
+
+    async def set_session_state(self, sid: str, key: str, value: Any) -> bool:
+        rec = self._get(f"sess:{sid}")
+        if rec is None:
+            return False
+        rec["state"][key] = copy.deepcopy(value)
+        return True
+
+    async def subscribe_resource(self, sid: str, uri: str, on: bool) -> bool:
+        rec = self._get(f"sess:{sid}")
+        if rec is None:
+            return False
+        subs: list[str] = rec["subscriptions"]
+        if on and uri not in subs:
+            subs.append(uri)
+        elif not on and uri in subs:
+            subs.remove(uri)
+        return True
+
+    async def delete_session(self, sid: str) -> bool:
+        existed = self._get(f"sess:{sid}") is not None
+        self._kv.pop(f"sess:{sid}", None)
+        self._streams.pop(sid, None)
+        return existed
+
+    # --- event streams -----------------------------------------------------------------------------------
+
+    async def append_event(self, sid: str, event: Json, *, max_events: int, retention_ms: int) -> str:
+        stream = self._streams.setdefault(sid, _Stream())
+        now = self.clock()
+        ms, seq = (int(p) for p in stream.last_id.split("-"))
+        event_id = f"{ms}-{seq + 1}" if now <= ms else f"{now}-0"
+        stream.last_id = event_id
+        stream.events.append((event_id, now, copy.deepcopy(event)))
+        while stream.events and (len(stream.events) > max_events or stream.events[0][1] + retention_ms <= now):
+            stream.max_deleted = stream.events.popleft()[0]
+        return event_id
+
+    async def events_after(self, sid: str, last_id: str, *, limit: int) -> list[tuple[str, Json]] | None:
+        stream = self._streams.get(sid)
+        if not EVENT_ID.match(last_id) or stream is None:
+            return None
+        if newer(last_id, stream.last_id) or newer(stream.max_deleted, last_id):
+            return None
+        out = [(eid, copy.deepcopy(ev)) for eid, _, ev in stream.events if newer(eid, last_id)]
+        return out[:limit]
+
+    # --- caches --------------------------------------------------------------------------------------------
+
+    async def cache_put(self, space: str, key: str, value: Json, ttl_ms: int) -> None:
+        if ttl_ms > 0:
+            self._put(f"cache:{space}:{key}", copy.deepcopy(value), ttl_ms)
+
+    async def cache_get(self, space: str, key: str) -> Json | None:
+        value = self._get(f"cache:{space}:{key}")
+        return copy.deepcopy(value) if value is not None else None
+
+    # --- registry ------------------------------------------------------------------------------------------
+
+    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> None:
+        self._put(f"inst:{instance}", copy.deepcopy(info), ttl_ms)
+
+    async def instance(self, instance: str) -> Json | None:
+        return copy.deepcopy(self._get(f"inst:{instance}"))
+
+    async def instances(self) -> dict[str, Json]:
+        names = [k[len("inst:"):] for k in list(self._kv) if k.startswith("inst:")]
+        found = {name: self._get(f"inst:{name}") for name in names}
+        return {name: copy.deepcopy(info) for name, info in found.items() if info is not None}
+
+    async def forget_instance(self, instance: str) -> None:
+        self._kv.pop(f"inst:{instance}", None)
+
+    # --- pub/sub --------------------------------------------------------------------------------------------
+
+    async def publish(self, channel: str, message: Json) -> int:
+        subs = list(self._subscribers.get(channel, ()))
+        for sub in subs:
+            sub.queue.put_nowait(copy.deepcopy(message))
+        return len(subs)
+
+    async def subscribe(self, channel: str) -> Subscription:
+        sub = _MemorySubscription(self, channel)
+        self._subscribers.setdefault(channel, set()).add(sub)
+        return sub

@@ -1,0 +1,37 @@
+"""Wiring of a scaled-out instance (``--state-store redis://...``) around the shells the CLI builds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import Upstream
+from mcp_eras.bridge.front.http import build_app
+from mcp_eras.bridge.store import open_store
+from mcp_eras.bridge.store.cluster import ClusterUpstream
+
+
+def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: str) -> Starlette:
+    """``build_app`` for an instance sharing ``settings.state_store``: the wrapped upstream and 2025 front,
+    the internal routes, and the 2026 front's ``Mcp-Param-*`` knowledge shared."""
+    cluster, legacy, routes = scale_out(upstream, legacy, settings, listen_url)
+    app = build_app(settings, cluster, legacy, extra_routes=routes)
+    app.state.front.param_headers = cluster.param_headers
+    return app
+
+
+def scale_out(upstream: Upstream, legacy: Any, settings: Settings, listen_url: str) -> tuple[ClusterUpstream, Any, list[Route]]:
+    """Wrap the upstream (direction A forwarding, registry) and the 2025 front (direction B relay and
+    adoption); returns them and the internal routes to serve next to ``/mcp``."""
+    cluster = ClusterUpstream(upstream, settings, open_store(settings.state_store), settings.advertise_url or listen_url)
+    routes = cluster.routes()
+    if legacy is not None:
+        from mcp_eras.bridge.store.sessions import ClusterLegacyFront
+
+        legacy = ClusterLegacyFront(legacy, cluster, settings)
+        cluster.extra_status = legacy.status
+        routes += legacy.routes()
+    return cluster, legacy, routes

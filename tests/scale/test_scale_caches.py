@@ -1,0 +1,51 @@
+"""Shared caches with real parts: the ``Mcp-Param-*`` annotations one instance learned from a relayed
+``tools/list`` are checked by the others (2026-07-28 basic/transports/streamable-http.mdx §Request
+Metadata: a mismatch is -32020)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import scale_peers
+from scale_peers import modern_request
+
+import peers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from direction_b_peers import MODERN_SERVER  # noqa: E402
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[scale_peers.Cluster]:
+    script = tmp_path / "server.py"
+    script.write_text(MODERN_SERVER)
+    port = peers.free_port()
+    upstream = ["--upstream", f"http://127.0.0.1:{port}/mcp", "--upstream-era", "2026-07-28", "--front-era", "2026-07-28"]
+    with peers.running([peers.MODERN_PYTHON, str(script), "http", str(port)], port), scale_peers.redis_server() as store, \
+            scale_peers.cluster(store, upstream, 2) as c:
+        yield c
+
+
+def test_param_header_annotations_learned_anywhere_are_checked_everywhere(cluster: scale_peers.Cluster) -> None:
+    a, b = cluster.instances
+    call = {"name": "regional", "arguments": {"region": "eu", "count": 7}}
+    wrong = {"mcp-param-region": "us", "mcp-param-count": "7"}
+    # Before any instance relayed tools/list nothing is known: the header is not checked (the bridge sends the
+    # upstream headers mirrored from the arguments, so the call succeeds).
+    unchecked = modern_request(b.url, "tools/call", call, 1, headers=wrong)
+    assert unchecked["result"]["content"][0]["text"] == "eu/7", unchecked
+    listed = modern_request(a.url, "tools/list", {}, 1)
+    assert "regional" in [t["name"] for t in listed["result"]["tools"]]
+    deadline = time.monotonic() + 15
+    while True:  # b merges the shared annotations at its next heartbeat (1 s): bounded poll on the outcome
+        answer = modern_request(b.url, "tools/call", call, 2, headers=wrong)
+        if answer.get("error", {}).get("code") == -32020 and "Mcp-Param-Region" in answer["error"]["message"]:
+            break
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.1)
+    right = modern_request(b.url, "tools/call", call, 3, headers={"mcp-param-region": "eu", "mcp-param-count": "7"})
+    assert right["result"]["content"][0]["text"] == "eu/7", right
