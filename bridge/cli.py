@@ -282,6 +282,7 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
 
         up, legacy, internal = scale_out(up, legacy, settings, f"http://{host}:{port}")
         routes = [*routes, *internal]
+        observer.upstream = up  # /healthz reports the cluster (instance, store, peers) as well
     asgi = build_app(settings, up, legacy, extra_routes=routes, path=path)
     if settings.state_store != "memory":
         asgi.state.front.param_headers = up.param_headers
