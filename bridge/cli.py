@@ -154,6 +154,22 @@ def serve(
     parked_timeout: Annotated[float, _opt("Seconds a call waiting for client input is kept.", "--parked-timeout")] = 600.0,
     session_idle_timeout: Annotated[float, _opt("Seconds before an idle 2025 front session expires.", "--session-idle-timeout")] = 1800.0,
     mrtr_max_rounds: Annotated[int, _opt("2025 front: input_required rounds driven for one call.", "--mrtr-max-rounds")] = 16,
+    max_upstream_sessions: Annotated[int | None, _opt("Legacy upstream: sessions (stdio: children) in total.",
+                                                      "--max-upstream-sessions", show_default="64")] = None,
+    max_sessions_per_identity: Annotated[int | None, _opt("Legacy upstream: sessions one caller identity may hold.",
+                                                          "--max-sessions-per-identity", show_default="8")] = None,
+    max_parked: Annotated[int | None, _opt("Calls waiting for client input, in total (the oldest is released at the cap).",
+                                           "--max-parked", show_default="1024")] = None,
+    max_parked_per_identity: Annotated[int | None, _opt("Calls waiting for client input, per caller identity.",
+                                                        "--max-parked-per-identity", show_default="64")] = None,
+    max_2025_sessions: Annotated[int | None, _opt("2025 front: sessions open at once (503 at the cap).", "--max-2025-sessions",
+                                                  show_default="10000")] = None,
+    max_2025_sessions_per_principal: Annotated[int | None, _opt("2025 front: sessions per set of credentials (429 at the cap).",
+                                                                "--max-2025-sessions-per-principal", show_default="1000")] = None,
+    max_listens: Annotated[int | None, _opt("2025 front: upstream subscriptions/listen streams held.", "--max-listens",
+                                            show_default="512")] = None,
+    header_timeout: Annotated[float | None, _opt("Seconds a client has to send a request's headers (slowloris).",
+                                                 "--header-timeout", show_default="10")] = None,
     config: Annotated[str | None, _opt("Fleet config (TOML, or a desktop host's mcpServers JSON): serve many upstreams.",
                                        "--config")] = None,
     log_level: LogLevelOpt = "info",
@@ -201,6 +217,17 @@ def serve(
         parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout, mrtr_max_rounds=mrtr_max_rounds,
         bridge_version=clikit.version(),
     )
+    limits = {"--max-upstream-sessions": ("pool_max_sessions", max_upstream_sessions),
+              "--max-sessions-per-identity": ("pool_per_identity", max_sessions_per_identity),
+              "--max-parked": ("parked_total", max_parked), "--max-parked-per-identity": ("parked_per_identity", max_parked_per_identity),
+              "--max-2025-sessions": ("legacy_sessions_max", max_2025_sessions),
+              "--max-2025-sessions-per-principal": ("legacy_sessions_per_principal", max_2025_sessions_per_principal),
+              "--max-listens": ("legacy_listens_max", max_listens), "--header-timeout": ("header_timeout", header_timeout)}
+    for flag, (field, value) in limits.items():
+        if value is not None:
+            if value <= 0:
+                raise CliError(f"{flag} must be positive, got {value}", 2)
+            settings_kwargs[field] = value
     key = _state_key(state_key)
     if key is not None:
         settings_kwargs["state_key"] = key
@@ -295,7 +322,7 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
                  settings.front_era, settings.upstream_era, target.describe(),
                  extra={"event": "listening", "host": bound_host, "port": bound_port, "path": path})
 
-    clikit.run_asgi(asgi, host, port, announce)
+    clikit.run_asgi(asgi, host, port, announce, settings.header_timeout)
 
 
 def main(argv: list[str] | None = None, prog: str = clikit.PROG) -> None:

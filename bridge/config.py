@@ -39,6 +39,8 @@ class Settings(BaseModel):
     """Legacy front: a session's listen stays open this long after initialize and after its last GET stream left, so
     a client that reconnects (Last-Event-ID) still gets what changed meanwhile; then only subscriptions keep it."""
     sse_keepalive: float = 15.0
+    header_timeout: float = 10.0
+    """HTTP fronts: seconds a client has to send a complete request head (bridge.front.h11_guard)."""
     upstream_keepalive_expiry: float = 2.0
     """Idle upstream HTTP connections are dropped after this long: shorter than the usual server side (uvicorn
     and Node close idle keep-alive connections after 5 s), so the bridge never writes a request into a

@@ -63,7 +63,8 @@ def test_the_three_commands_report_one_version() -> None:
 def test_usage_shows_the_command_after_double_dash() -> None:
     out = bridge("serve", "-h", env={"COLUMNS": "250"}).stdout
     assert "-- COMMAND [ARGS]" in out
-    for env in ("MCP_BRIDGE_HOST", "MCP_BRIDGE_PORT", "MCP_BRIDGE_UPSTREAM", "MCP_BRIDGE_LOG_FORMAT", "MCP_BRIDGE_PATH"):
+    for env in ("MCP_BRIDGE_HOST", "MCP_BRIDGE_PORT", "MCP_BRIDGE_UPSTREAM", "MCP_BRIDGE_LOG_FORMAT", "MCP_BRIDGE_PATH",
+                "MCP_BRIDGE_MAX_UPSTREAM_SESSIONS", "MCP_BRIDGE_MAX_PARKED", "MCP_BRIDGE_HEADER_TIMEOUT"):
         assert env in out
 
 
@@ -79,6 +80,8 @@ USAGE_ERRORS = [
     (["serve", "-e", "NOEQUALS", "--", sys.executable], "-e wants KEY=VALUE"),
     (["serve", "--log-format", "xml", "--", "x"], "--log-format must be text or json"),
     (["serve", "--path", "mcp", "--", sys.executable], "--path must start with '/'"),
+    (["serve", "--max-upstream-sessions", "0", "--", sys.executable], "--max-upstream-sessions must be positive"),
+    (["serve", "--header-timeout", "-1", "--", sys.executable], "--header-timeout must be positive"),
     (["frobnicate"], "No such command"),
 ]
 
