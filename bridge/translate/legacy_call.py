@@ -14,7 +14,7 @@ from typing import Any
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.eras import MRTR_METHODS
 from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
-from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import errors, progress
 from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate.mrtr_rounds import Rounds, refusal_frame
 
@@ -191,12 +191,10 @@ class LegacyCall:
         if method == "notifications/progress":
             # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: progress MUST increase; a
             # notification that does not is dropped (after a retry the count starts afresh).
-            progress = params.get("progress")
-            if self.client_token is None or not isinstance(progress, (int, float)) or isinstance(progress, bool):
+            nxt = progress.advance(self.last_progress, params.get("progress"))
+            if self.client_token is None or nxt is None:
                 return []
-            if self.last_progress is not None and progress <= self.last_progress:
-                return []
-            self.last_progress = progress
+            self.last_progress = nxt
             return [Notify(tx.progress_to_client(msg, self.client_token))]
         if method == "notifications/message" and tx.log_passes(params.get("level"), self.log_level):
             # 2026-07-28 server/utilities/logging.mdx: logs only to a request that opted in (logLevel).

@@ -18,7 +18,7 @@ from typing import Any
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
 from mcp_eras.bridge.jsonrpc import FrameError, Message, RequestId
-from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import errors, progress
 from mcp_eras.bridge.translate import legacy_front as lf
 from mcp_eras.bridge.translate import legacy_mrtr as mrtr
 
@@ -446,14 +446,11 @@ def admit_progress(state: SessionState, note: Message) -> bool:
     params = note.get("params")
     if not isinstance(params, dict):
         return False
-    progress = params.get("progress")
-    if isinstance(progress, bool) or not isinstance(progress, int | float):
-        return False
     key = id_key(params.get("progressToken"))
-    last = state.progress.get(key)
-    if last is not None and progress <= last:
+    nxt = progress.advance(state.progress.get(key), params.get("progress"))
+    if nxt is None:
         return False
-    state.progress[key] = progress
+    state.progress[key] = nxt
     return True
 
 
