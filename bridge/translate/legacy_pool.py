@@ -125,7 +125,7 @@ class Pool:
         caps = tx.client_capabilities(request) if request is not None else {}
         info = tx.client_info(request) if request is not None else None
         key = identity_key(principal, caps, info)
-        exclusive = request is not None and request.get("method") in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+        exclusive = request is not None and needs_lease(request.get("method"), caps)
         reaped = self._reap_idle(now_ms, limits.idle_ms)
         group = self.group(key)
         if exclusive:
@@ -152,6 +152,12 @@ class Pool:
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None and principal is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms)
         return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
+
+    def free_leases(self, key: str, limits: Limits) -> int:
+        """How many input leases of identity ``key`` a waiter could take now: sessions without a lease
+        holder, plus sessions the identity may still open (the waiters woken when a lease frees)."""
+        group = self.group(key)
+        return sum(1 for s in group if s.lease is None) + max(0, limits.per_identity_sessions - len(group))
 
     def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
         parked = self._parked_sids()
@@ -286,6 +292,18 @@ class Pool:
 INPUT_CAPABILITIES = ("elicitation", "sampling", "roots")
 """2026-07-28 basic/patterns/mrtr.mdx §Server Requirements (Basic Workflow): only what the client
 declared may be asked; a client that declared none of these can never be asked anything."""
+
+
+def needs_lease(method: Any, caps: dict[str, Any]) -> bool:
+    """An input-capable call: a method that may ask the client, from a client that declared something
+    it can be asked for (it runs alone on its session: it holds the input lease)."""
+    return method in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+
+
+def lease_key(request: Message, principal: str | None) -> str | None:
+    """The identity whose input lease ``request`` needs, or None when it needs none (it never waits)."""
+    caps = tx.client_capabilities(request)
+    return identity_key(principal, caps, tx.client_info(request)) if needs_lease(request.get("method"), caps) else None
 
 
 def identity_key(principal: str | None, caps: dict[str, Any] | None, info: dict[str, Any] | None) -> str:
