@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,16 +28,12 @@ from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate import listen
 from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
 from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
-from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall
+from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
 
 TransportFactory = Callable[[CallContext], LegacyTransport]
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(eq=False)
@@ -131,13 +126,16 @@ class LegacyUpstream(Upstream):
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
-                server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope)
+                server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope,
+                now_ms=now_ms())
             live = session.open_call(LiveCall(upstream_id, method, machine))
             if machine.log_level is not None:
                 await session.ensure_log_level()
-            for action in actions:
-                assert isinstance(action, Send)
-                await session.send(action.frame)
+            # The request goes upstream here; what the session held for it (a server request asked before
+            # any call, e.g. roots/list after initialized) is driven below with the rest of the call.
+            first, *held = actions
+            assert isinstance(first, Send)
+            await session.send(first.frame)
         except BaseException:
             # Whatever failed (a lost session, a frame that cannot be serialized), the lease goes back.
             if live is not None:
@@ -145,7 +143,7 @@ class LegacyUpstream(Upstream):
             elif exclusive:
                 self._release(session)
             raise
-        return await self._drive(session, live, request, ctx, emit, [])
+        return await self._drive(session, live, request, ctx, emit, held)
 
     async def aclose(self) -> None:
         self._closed = True
@@ -188,8 +186,8 @@ class LegacyUpstream(Upstream):
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
         choice: Grant | Wait | Refuse = Wait()
-        key = lease_key(request, ctx.principal) if request is not None else None
         # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
+        key = lease_key(request, ctx.principal) if request is not None and self._queues else None
         queued = key is not None and self._live_waiters(key)
         with anyio.move_on_after(self.settings.request_timeout):
             while True:
@@ -201,7 +199,10 @@ class LegacyUpstream(Upstream):
                         raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
                     if isinstance(choice, Grant):
                         break
-                assert key is not None  # only input-capable calls wait
+                if key is None:  # only input-capable calls wait
+                    assert request is not None
+                    key = lease_key(request, ctx.principal)
+                    assert key is not None
                 await self._wait_for_lease(key, at_head=not queued)
                 queued = False
         if not isinstance(choice, Grant):
@@ -256,11 +257,18 @@ class LegacyUpstream(Upstream):
             await fut
         except BaseException:
             if fut.done() and not fut.cancelled():
-                self._woken[key] = max(0, self._woken.get(key, 0) - 1)
+                self._took_wake(key)
                 self._wake(key)
             fut.cancel()
             raise
-        self._woken[key] = max(0, self._woken.get(key, 0) - 1)
+        self._took_wake(key)
+
+    def _took_wake(self, key: str) -> None:
+        left = self._woken.get(key, 0) - 1
+        if left > 0:
+            self._woken[key] = left
+        else:
+            self._woken.pop(key, None)
 
     def _lease_freed(self, sid: str) -> None:
         """A lease of session ``sid`` may be free: a parked call resuming there takes it first (handed
@@ -279,6 +287,8 @@ class LegacyUpstream(Upstream):
 
     def _wake(self, key: str) -> None:
         queue = self._queues.get(key)
+        if not queue:
+            return
         wanted = self.pool.free_leases(key, self.limits) - self._woken.get(key, 0)
         while queue and wanted > 0:
             fut = queue.popleft()
@@ -288,8 +298,6 @@ class LegacyUpstream(Upstream):
                 wanted -= 1
         if not queue:
             self._queues.pop(key, None)
-            if not self._woken.get(key):
-                self._woken.pop(key, None)
 
     def _wake_everyone(self) -> None:
         """Shutting down: every waiter wakes, sees it, and is answered."""
@@ -407,7 +415,8 @@ class LegacyUpstream(Upstream):
             raise FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
         if not locked:
             await self._wait_to_resume(session, live)
-        return await self._drive(session, live, request, ctx, emit, live.machine.resume(request))
+        return await self._drive(session, live, request, ctx, emit,
+                                 self.pool.resume_call(session.sid, live.machine, request, now_ms()))
 
     async def _wait_to_resume(self, session: LegacySession, live: LiveCall) -> None:
         """Running again, the call needs its own session's input lease back before its handler resumes:
