@@ -211,7 +211,9 @@ class LegacySession:
     # --- inbound -------------------------------------------------------------------------------------
 
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
-        askable = [cid for cid, c in self.calls.items() if c.method in MRTR_METHODS]
+        # A parked call's handler waits for its answers and asks nothing new: it carries no new request.
+        askable = [cid for cid, c in self.calls.items()
+                   if c.method in MRTR_METHODS and c.machine is not None and c.machine.phase != "parked"]
         kind, target = route_inbound(msg, related, {cid: c.logs for cid, c in self.calls.items()}, self.rec.lease, askable)
         if msg.get("method") == "notifications/cancelled" and isinstance(msg.get("params"), dict):
             self.owner.pool.withdraw_held(self.sid, msg["params"].get("requestId"))
