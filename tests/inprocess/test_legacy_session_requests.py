@@ -14,9 +14,10 @@ import pytest
 from fake_legacy import TransportBank
 from handoffs import tools_call
 
-from mcp_eras.bridge import eras
+from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, discard
+from mcp_eras.bridge.front.legacy import LegacyStdioSession
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
@@ -96,3 +97,40 @@ async def test_no_call_before_the_deadline_answers_an_error_not_an_empty_list() 
     spec.legacy("JSONRPCErrorResponse", answer)
     assert not any(rec.held for rec in up.pool.sessions.values())
     await stop(listening, up)
+
+
+async def test_a_2025_client_behind_the_bridge_gets_the_roots_request_for_real() -> None:
+    """2025 client -> bridge (2025 front, canonical 2026, 2025 upstream) -> 2025 server: the server's
+    roots/list outside any call reaches the client as a real server->client request during its call."""
+    bank = TransportBank(roots_on_init=True)
+    up = LegacyUpstream(bank, Settings(), name="fake")
+    frames: asyncio.Queue[Message] = asyncio.Queue()
+
+    async def write(msg: Message) -> None:
+        spec.legacy("JSONRPCMessage", msg)
+        await frames.put(msg)
+
+    async def next_frame() -> Message:
+        return await asyncio.wait_for(frames.get(), 10)
+
+    front = LegacyStdioSession(up, Settings(request_timeout=10.0), write)
+    caps = {"roots": {"listChanged": True}}
+    await front.on_frame(jsonrpc.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": caps,
+                                                          "clientInfo": {"name": "fs-client", "version": "1"}}))
+    assert "result" in await next_frame()
+    await front.on_frame(jsonrpc.notification("notifications/initialized"))
+    await front.on_frame(jsonrpc.request(2, "tools/call", {"name": "allowed", "arguments": {}}))
+    question = await next_frame()
+    spec.legacy("ListRootsRequest", question)
+    await front.on_frame(jsonrpc.result_response(question["id"], ROOTS))
+    answer = await next_frame()
+    assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "none"  # ran before the answer, as directly
+    # (the session the front opened for server/discover declared nothing: that one was answered -32601)
+    server = next(t.server for t in bank.made if "roots" in t.server.received[0]["params"]["capabilities"])
+    assert (await asyncio.wait_for(server.answers.get(), 10))["result"] == ROOTS
+    await front.on_frame(jsonrpc.request(3, "tools/call", {"name": "allowed", "arguments": {}}))
+    assert (await next_frame())["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]
+    for other in (t.server for t in bank.made if t.server is not server):
+        assert (await asyncio.wait_for(other.answers.get(), 10))["error"]["code"] == METHOD_NOT_FOUND
+    await front.aclose()
+    await up.aclose()
