@@ -25,6 +25,7 @@ from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate.legacy_call import Action, LegacyCall
 from mcp_eras.bridge.translate.listen import LIST_CHANGED
+from mcp_eras.bridge.translate.mrtr_rounds import has_capability, required_capability, unasked_frame, undeclared_frame
 
 # ---------------------------------------------------------------------------------------------
 # Limits and the named errors at each of them
@@ -43,6 +44,9 @@ class Limits:
     parked_total: int = 1024
     idle_ms: int = 600_000
     """A session without calls, leases, parked calls or subscriptions this long is closed."""
+    held_per_session: int = 16
+    """Session-level server requests waiting for a client request to carry them (more are answered
+    with an error at once)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,9 @@ class SessionRec:
     calls: list[int] = field(default_factory=list)
     subs: dict[str, int] = field(default_factory=dict)
     last_used_ms: int = 0
+    held: list[list[Any]] = field(default_factory=list)
+    """Session-level server->client requests waiting for the session's next input-capable call:
+    [frame, deadline_ms] in arrival order (see ``Pool.hold``)."""
 
     def idle(self) -> bool:
         return not self.calls and self.lease is None and not self.subs
@@ -125,7 +132,7 @@ class Pool:
         caps = tx.client_capabilities(request) if request is not None else {}
         info = tx.client_info(request) if request is not None else None
         key = identity_key(principal, caps, info)
-        exclusive = request is not None and request.get("method") in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+        exclusive = request is not None and needs_lease(request.get("method"), caps)
         reaped = self._reap_idle(now_ms, limits.idle_ms)
         group = self.group(key)
         if exclusive:
@@ -153,6 +160,12 @@ class Pool:
                                             lease=0 if exclusive else None, last_used_ms=now_ms)
         return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
 
+    def free_leases(self, key: str, limits: Limits) -> int:
+        """How many input leases of identity ``key`` a waiter could take now: sessions without a lease
+        holder, plus sessions the identity may still open (the waiters woken when a lease frees)."""
+        group = self.group(key)
+        return sum(1 for s in group if s.lease is None) + max(0, limits.per_identity_sessions - len(group))
+
     def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
         parked = self._parked_sids()
         gone = tuple(s.sid for s in self.sessions.values()
@@ -162,13 +175,69 @@ class Pool:
         return gone
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
-                   server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str) -> tuple[LegacyCall, list[Action]]:
-        """Start ``request`` on session ``sid`` as upstream request ``upstream_id``."""
+                   server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str,
+                   now_ms: int = 0) -> tuple[LegacyCall, list[Action]]:
+        """Start ``request`` on session ``sid`` as upstream request ``upstream_id``. An input-capable
+        call also takes the session-level requests held for it (``hold``): they ask its caller."""
         s = self.sessions[sid]
         s.calls.append(upstream_id)
+        call, actions = LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
         if exclusive:
             s.lease = upstream_id
-        return LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
+            actions += self._hand_held(s, call, now_ms)
+        return call, actions
+
+    def resume_call(self, sid: str, call: LegacyCall, request: Message, now_ms: int) -> list[Action]:
+        """A parked call runs again (its lease is back): the client's answers go upstream, and when the
+        call is running again it takes the session-level requests held meanwhile."""
+        actions = call.resume(request)
+        s = self.sessions.get(sid)
+        if s is not None and call.phase == "running":
+            actions += self._hand_held(s, call, now_ms)
+        return actions
+
+    # --- session-level server requests (no call to attribute them to) ------------------------------
+
+    def hold(self, sid: str, msg: Message, *, now_ms: int, wait_ms: int, limits: Limits) -> Message | None:
+        """A server->client request of session ``sid`` that no call in flight can carry (a 2025 server
+        may ask ``roots/list`` right after ``notifications/initialized``, 2025-11-25 client/roots.mdx
+        §Listing Roots). The session serves one identity: every caller of it declared the same
+        capabilities (``identity_key``), so it is held for the session's next input-capable call, whose
+        caller is asked. Returns the answer to send now instead: the client did not declare the
+        capability (answered as such a client would), or too many are held already."""
+        s = self.sessions.get(sid)
+        method = msg.get("method", "")
+        need = required_capability(method, msg.get("params"))
+        if s is None or need is None or not has_capability(s.caps, need):
+            return undeclared_frame(msg["id"], method)
+        if len(s.held) >= limits.held_per_session:
+            self.refused["held_per_session"] = self.refused.get("held_per_session", 0) + 1
+            return unasked_frame(msg["id"], method)
+        s.held.append([msg, now_ms + wait_ms])
+        return None
+
+    def expire_held(self, sid: str, now_ms: int) -> tuple[list[Message], int | None]:
+        """Held requests past their deadline, answered with an error; and the next deadline (or None)."""
+        s = self.sessions.get(sid)
+        if s is None:
+            return [], None
+        due = [frame for frame, at in s.held if at <= now_ms]
+        s.held = [h for h in s.held if h[1] > now_ms]
+        return [unasked_frame(f["id"], f.get("method", "")) for f in due], min((at for _f, at in s.held), default=None)
+
+    def withdraw_held(self, sid: str, server_id: Any) -> None:
+        """The server cancelled a request it asked (2025-11-25 basic/utilities/cancellation.mdx)."""
+        s = self.sessions.get(sid)
+        if s is not None:
+            s.held = [h for h in s.held if h[0].get("id") != server_id]
+
+    @staticmethod
+    def _hand_held(s: SessionRec, call: LegacyCall, now_ms: int) -> list[Action]:
+        held, s.held = s.held, []
+        actions: list[Action] = []
+        for frame, _deadline in held:
+            actions += call.on_upstream(frame, now_ms)
+        return actions
 
     def release(self, sid: str) -> None:
         s = self.sessions.get(sid)
@@ -204,6 +273,7 @@ class Pool:
         if s is not None:
             s.calls.clear()
             s.lease = None
+            s.held.clear()
         return [self.parked.pop(p.puc) for p in list(self.parked.values()) if p.sid == sid]
 
     def drop(self, sid: str) -> None:
@@ -288,6 +358,18 @@ INPUT_CAPABILITIES = ("elicitation", "sampling", "roots")
 declared may be asked; a client that declared none of these can never be asked anything."""
 
 
+def needs_lease(method: Any, caps: dict[str, Any]) -> bool:
+    """An input-capable call: a method that may ask the client, from a client that declared something
+    it can be asked for (it runs alone on its session: it holds the input lease)."""
+    return method in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+
+
+def lease_key(request: Message, principal: str | None) -> str | None:
+    """The identity whose input lease ``request`` needs, or None when it needs none (it never waits)."""
+    caps = tx.client_capabilities(request)
+    return identity_key(principal, caps, tx.client_info(request)) if needs_lease(request.get("method"), caps) else None
+
+
 def identity_key(principal: str | None, caps: dict[str, Any] | None, info: dict[str, Any] | None) -> str:
     """Sessions differ exactly when what ``initialize`` fixes differs (2025-11-25 basic/lifecycle.mdx §Initialization)."""
     info_key = f"{info.get('name')}/{info.get('version')}" if info else ""
@@ -307,15 +389,17 @@ INBOUND_NOTIFICATIONS = {
 }
 
 
-def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | None], lease: int | None) -> tuple[str, Any]:
+def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | None], lease: int | None,
+                  askable: Any = None) -> tuple[str, Any]:
     """Where one inbound frame of a session goes.
 
     ``calls``: the session's requests in flight (upstream id -> whether the call opted into logs; None
-    for the bridge's own requests, which ask nobody); ``lease``: the input lease holder. ``related``: the
+    for the bridge's own requests, which ask nobody); ``lease``: the input lease holder; ``askable``:
+    the calls whose method may answer ``input_required`` (None: every client call). ``related``: the
     upstream request whose response stream carried the frame, when the wire says (Streamable HTTP);
     None on stdio and the GET stream. Returns one of
     ``("call", id)``, ``("calls", [ids])``, ``("fanout", None)``, ``("pong", None)``,
-    ``("refuse", None)`` (answer as a client that declines), ``("unknown", None)`` (-32601), ``("drop", None)``.
+    ``("hold", None)`` (a session-level request: ``Pool.hold``), ``("unknown", None)`` (-32601), ``("drop", None)``.
     """
     method = msg.get("method")
     if method is None:
@@ -328,12 +412,13 @@ def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | Non
             return "unknown", None
         if isinstance(related, int) and related in calls:
             return "call", related
-        # No wire attribution: unambiguous through the session's input lease, or when only one client
-        # call is in flight (then a client that cannot be asked gets -32021 rather than a silent "no").
+        # No wire attribution: unambiguous through the session's input lease, or when only one call that
+        # could carry it is in flight (then a client that cannot be asked gets -32021 rather than a silent
+        # "no"). Otherwise it is the session's, not a call's: held for the next input-capable call.
         if lease and lease in calls:
             return "call", lease
-        client_calls = [cid for cid, logs in calls.items() if logs is not None]
-        return ("call", client_calls[0]) if len(client_calls) == 1 else ("refuse", None)
+        client_calls = [cid for cid, logs in calls.items() if logs is not None and (askable is None or cid in askable)]
+        return ("call", client_calls[0]) if len(client_calls) == 1 else ("hold", None)
     rule = INBOUND_NOTIFICATIONS.get(method)
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     if rule == "by_token":

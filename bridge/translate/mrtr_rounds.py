@@ -97,6 +97,21 @@ def refusal_frame(server_id: RequestId, method: str) -> Message:
     return jsonrpc.error_response(server_id, error["code"], error["message"])
 
 
+def undeclared_frame(server_id: RequestId, method: str) -> Message:
+    """The answer of a client that did not declare the capability a server->client request needs: it
+    does not implement the method (2025-11-25 client/roots.mdx §Error Handling: "Client does not
+    support roots: -32601"; likewise for sampling and elicitation, which the client never offered)."""
+    return jsonrpc.error_response(server_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def unasked_frame(server_id: RequestId, method: str) -> Message:
+    """The answer to a session-level request no client request arrived to carry before its deadline:
+    an error (2025-11-25 client/roots.mdx §Error Handling: internal error), never an empty answer
+    that would read as "the client has no roots" or "the user declined"."""
+    return jsonrpc.error_response(server_id, INTERNAL_ERROR,
+                                  f"No client request arrived in time to carry {method} to the client")
+
+
 def input_request(method: str, params: Any) -> tuple[dict[str, Any], str | None]:
     """A legacy server->client request as a 2026 ``inputRequests`` entry; also returns its elicitationId.
 

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,17 +27,13 @@ from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate import listen
 from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
-from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait
-from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall
+from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
+from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
 
 TransportFactory = Callable[[CallContext], LegacyTransport]
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(eq=False)
@@ -67,7 +63,12 @@ class LegacyUpstream(Upstream):
         self.restarts = 0
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._pool_changed = asyncio.Condition()
+        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
+        """Identity key -> callers waiting for one of its input leases, first come first served."""
+        self._woken: dict[str, int] = {}
+        """Identity key -> waiters woken for a free lease that have not taken it yet."""
+        self._resumers: dict[str, deque[tuple[int, asyncio.Future[None]]]] = {}
+        """Session id -> parked calls of that session waiting to run again (they get its lease first)."""
         self._closed = False
 
     # --- Upstream interface ----------------------------------------------------------------------------
@@ -125,13 +126,16 @@ class LegacyUpstream(Upstream):
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
-                server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope)
+                server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope,
+                now_ms=now_ms())
             live = session.open_call(LiveCall(upstream_id, method, machine))
             if machine.log_level is not None:
                 await session.ensure_log_level()
-            for action in actions:
-                assert isinstance(action, Send)
-                await session.send(action.frame)
+            # The request goes upstream here; what the session held for it (a server request asked before
+            # any call, e.g. roots/list after initialized) is driven below with the rest of the call.
+            first, *held = actions
+            assert isinstance(first, Send)
+            await session.send(first.frame)
         except BaseException:
             # Whatever failed (a lost session, a frame that cannot be serialized), the lease goes back.
             if live is not None:
@@ -139,10 +143,11 @@ class LegacyUpstream(Upstream):
             elif exclusive:
                 self._release(session)
             raise
-        return await self._drive(session, live, request, ctx, emit, [])
+        return await self._drive(session, live, request, ctx, emit, held)
 
     async def aclose(self) -> None:
         self._closed = True
+        self._wake_everyone()
         for listener in list(self.listeners):
             listener.queue.put_nowait(None)
         for handle in self._timers.values():
@@ -179,19 +184,27 @@ class LegacyUpstream(Upstream):
     async def _session(self, request: Message | None, ctx: CallContext) -> tuple[LegacySession, bool]:
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
-        input-capable call)."""
+        input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
         choice: Grant | Wait | Refuse = Wait()
+        # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
+        key = lease_key(request, ctx.principal) if request is not None and self._queues else None
+        queued = key is not None and self._live_waiters(key)
         with anyio.move_on_after(self.settings.request_timeout):
-            async with self._pool_changed:
-                while True:
-                    if self._closed:
-                        raise UpstreamError("bridge is shutting down")
+            while True:
+                if self._closed:
+                    raise UpstreamError("bridge is shutting down")
+                if not queued:
                     choice = self.pool.acquire(request, ctx.principal, secrets.token_hex(6), limits=self.limits, now_ms=now_ms())
                     if isinstance(choice, Refuse):
                         raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
                     if isinstance(choice, Grant):
                         break
-                    await self._pool_changed.wait()
+                if key is None:  # only input-capable calls wait
+                    assert request is not None
+                    key = lease_key(request, ctx.principal)
+                    assert key is not None
+                await self._wait_for_lease(key, at_head=not queued)
+                queued = False
         if not isinstance(choice, Grant):
             self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
             raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
@@ -215,23 +228,89 @@ class LegacyUpstream(Upstream):
 
     def _release(self, session: LegacySession) -> None:
         self.pool.release(session.sid)
-        self._notify_pool()
+        self._lease_freed(session.sid)
 
     def call_closed(self, session: LegacySession, upstream_id: int) -> None:
         self.pool.close_call(session.sid, upstream_id, now_ms())
-        self._notify_pool()
+        self._lease_freed(session.sid)
 
     def session_lost(self, session: LegacySession) -> None:
         for rec in self.pool.lost(session.sid):
             self._cancel_timer(rec.puc)
-        self._notify_pool()
+        self._lease_freed(session.sid)
 
-    def _notify_pool(self) -> None:
-        async def notify() -> None:
-            async with self._pool_changed:
-                self._pool_changed.notify_all()
+    # --- lease waiters (no thundering herd: each freed lease wakes one waiter) ------------------------
 
-        self._spawn(notify())
+    def _live_waiters(self, key: str) -> bool:
+        queue = self._queues.get(key)
+        while queue and queue[0].done():
+            queue.popleft()
+        return bool(queue)
+
+    async def _wait_for_lease(self, key: str, *, at_head: bool) -> None:
+        """Queue for a lease of identity ``key`` until ``_wake`` names this waiter. A waiter cancelled
+        (deadline, client gone) after being woken hands its wake to the next one: no lost wake-up."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self._queues.setdefault(key, deque())
+        queue.appendleft(fut) if at_head else queue.append(fut)
+        try:
+            await fut
+        except BaseException:
+            if fut.done() and not fut.cancelled():
+                self._took_wake(key)
+                self._wake(key)
+            fut.cancel()
+            raise
+        self._took_wake(key)
+
+    def _took_wake(self, key: str) -> None:
+        left = self._woken.get(key, 0) - 1
+        if left > 0:
+            self._woken[key] = left
+        else:
+            self._woken.pop(key, None)
+
+    def _lease_freed(self, sid: str) -> None:
+        """A lease of session ``sid`` may be free: a parked call resuming there takes it first (handed
+        over here, so nobody can overtake it), else the identity's next waiters are woken."""
+        rec = self.pool.sessions.get(sid)
+        if rec is None:
+            return
+        resumers = self._resumers.get(sid)
+        while resumers and rec.lease is None:
+            upstream_id, fut = resumers.popleft()
+            if not fut.done() and self.pool.relock(sid, upstream_id):
+                fut.set_result(None)
+        if not resumers:
+            self._resumers.pop(sid, None)
+        self._wake(rec.key)
+
+    def _wake(self, key: str) -> None:
+        queue = self._queues.get(key)
+        if not queue:
+            return
+        wanted = self.pool.free_leases(key, self.limits) - self._woken.get(key, 0)
+        while queue and wanted > 0:
+            fut = queue.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                self._woken[key] = self._woken.get(key, 0) + 1
+                wanted -= 1
+        if not queue:
+            self._queues.pop(key, None)
+
+    def _wake_everyone(self) -> None:
+        """Shutting down: every waiter wakes, sees it, and is answered."""
+        for queue in self._queues.values():
+            for fut in queue:
+                if not fut.done():
+                    fut.set_result(None)
+        for resumers in self._resumers.values():
+            for _uid, fut in resumers:
+                if not fut.done():
+                    fut.set_result(None)
+        self._queues.clear()
+        self._resumers.clear()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -300,7 +379,7 @@ class LegacyUpstream(Upstream):
         for old in released:
             log.info("upstream %s: parked-call cap reached; releasing the oldest", self.name)
             self._expire(old.puc, old)
-        self._notify_pool()
+        self._lease_freed(session.sid)
         self._timers[puc] = asyncio.get_running_loop().call_later(lifetime, self._expire, puc)
         token = self.sealer.seal(puc=puc, principal=ctx.principal, method=rec.method, digest=rec.digest, round=rec.round)
         return jsonrpc.result_response(request["id"], tx.input_required_result(input_requests, token, machine.server_info))
@@ -332,17 +411,32 @@ class LegacyUpstream(Upstream):
         if session is None or live is None or live.machine is None or session.state != "ready":
             if locked:
                 self.pool.release(rec.sid)
+                self._lease_freed(rec.sid)
             raise FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
-        # Running again: the call needs its own session's input lease back before its handler resumes.
-        with anyio.move_on_after(self.settings.request_timeout) as scope:
-            async with self._pool_changed:
-                while not locked:
-                    await self._pool_changed.wait()
-                    locked = self.pool.relock(session.sid, live.upstream_id)
-        if scope.cancel_called:
-            await self._give_up(session, live, "upstream session busy")
-            raise FrameError(LIMIT_ERROR, "Timed out waiting for the upstream session", {"limit": "lease_wait"}, http_status=503)
-        return await self._drive(session, live, request, ctx, emit, live.machine.resume(request))
+        if not locked:
+            await self._wait_to_resume(session, live)
+        return await self._drive(session, live, request, ctx, emit,
+                                 self.pool.resume_call(session.sid, live.machine, request, now_ms()))
+
+    async def _wait_to_resume(self, session: LegacySession, live: LiveCall) -> None:
+        """Running again, the call needs its own session's input lease back before its handler resumes:
+        queue for it (``_lease_freed`` hands it over). Whatever stops the wait gives the call up, so the
+        lease (if it was just handed over) goes back."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._resumers.setdefault(session.sid, deque()).append((live.upstream_id, fut))
+        try:
+            with anyio.fail_after(self.settings.request_timeout):
+                await fut
+        except BaseException as exc:
+            fut.cancel()
+            with anyio.CancelScope(shield=True):
+                await self._give_up(session, live, "upstream session busy")
+            if isinstance(exc, TimeoutError):
+                raise FrameError(LIMIT_ERROR, "Timed out waiting for the upstream session", {"limit": "lease_wait"},
+                                 http_status=503) from None
+            raise
+        if self._closed:
+            raise UpstreamError("bridge is shutting down")
 
     # --- subscriptions/listen ------------------------------------------------------------------------
 

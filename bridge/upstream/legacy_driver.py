@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.eras import MRTR_METHODS
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
 from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate import listen
@@ -29,6 +31,14 @@ if TYPE_CHECKING:
     from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 log = logging.getLogger("mcp_bridge.legacy")
+
+HELD_WAIT_S = 60.0
+"""How long a session-level server request waits for a call to carry it (at most the request timeout;
+60 s is also how long the TypeScript SDK's servers wait for an answer by default)."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 class LiveCall:
@@ -62,6 +72,7 @@ class LegacySession:
         self.inits = 0
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
+        self._held_timer: asyncio.TimerHandle | None = None
         transport.bind(self._deliver, self._on_lost)
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -116,10 +127,12 @@ class LegacySession:
         for call in list(self.calls.values()):
             call.queue.put_nowait(jsonrpc.error_response(call.upstream_id, INTERNAL_ERROR, f"Upstream failed: {why}"))
         self.calls.clear()
+        self._disarm_held()
         self.owner.session_lost(self)
 
     async def close(self) -> None:
         self.state = "closed"
+        self._disarm_held()
         await self.transport.close()
 
     # --- calls ---------------------------------------------------------------------------------------
@@ -198,7 +211,12 @@ class LegacySession:
     # --- inbound -------------------------------------------------------------------------------------
 
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
-        kind, target = route_inbound(msg, related, {cid: c.logs for cid, c in self.calls.items()}, self.rec.lease)
+        # A parked call's handler waits for its answers and asks nothing new: it carries no new request.
+        askable = [cid for cid, c in self.calls.items()
+                   if c.method in MRTR_METHODS and c.machine is not None and c.machine.phase != "parked"]
+        kind, target = route_inbound(msg, related, {cid: c.logs for cid, c in self.calls.items()}, self.rec.lease, askable)
+        if msg.get("method") == "notifications/cancelled" and isinstance(msg.get("params"), dict):
+            self.owner.pool.withdraw_held(self.sid, msg["params"].get("requestId"))
         if kind == "call":
             # A call leaves ``calls`` when its driver closes it (a parked call answered early stays findable).
             self.calls[target].queue.put_nowait(msg)
@@ -211,6 +229,35 @@ class LegacySession:
             await self.send_quietly(jsonrpc.result_response(msg["id"], {}))
         elif kind == "unknown":
             await self.send_quietly(jsonrpc.error_response(msg["id"], METHOD_NOT_FOUND, f"Method not found: {msg['method']}"))
-        elif kind == "refuse":
-            log.info("upstream %s: unattributable %s answered locally", self.owner.name, msg["method"])
-            await self.send_quietly(refusal_frame(msg["id"], msg["method"]))
+        elif kind == "hold":
+            await self._hold(msg)
+
+    # --- session-level server requests ---------------------------------------------------------------
+
+    async def _hold(self, msg: Message) -> None:
+        """Keep a request no call can carry for the session's next input-capable call (the pool decides;
+        this runs its deadline). Before the first call nobody can be asked: see the README, Roots."""
+        owner = self.owner
+        wait_ms = int(min(owner.settings.request_timeout, HELD_WAIT_S) * 1000)
+        answer = owner.pool.hold(self.sid, msg, now_ms=now_ms(), wait_ms=wait_ms, limits=owner.limits)
+        if answer is not None:
+            log.info("upstream %s: %s answered for the client: %s", owner.name, msg["method"], answer["error"]["message"])
+            await self.send_quietly(answer)
+            return
+        log.info("upstream %s: %s held for the session's next call", owner.name, msg["method"])
+        if self._held_timer is None:
+            self._held_timer = asyncio.get_running_loop().call_later(wait_ms / 1000, self._expire_held)
+
+    def _expire_held(self) -> None:
+        self._held_timer = None
+        frames, next_at = self.owner.pool.expire_held(self.sid, now_ms())
+        for frame in frames:
+            log.info("upstream %s: no call arrived in time for a held server request", self.owner.name)
+            self.owner._spawn(self.send_quietly(frame))
+        if next_at is not None:
+            self._held_timer = asyncio.get_running_loop().call_later(max(0.0, (next_at - now_ms()) / 1000), self._expire_held)
+
+    def _disarm_held(self) -> None:
+        if self._held_timer is not None:
+            self._held_timer.cancel()
+            self._held_timer = None

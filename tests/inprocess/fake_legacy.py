@@ -12,6 +12,11 @@ Tools of the fake server:
   roots             -> one ``roots/list``
   progress(steps)   -> ``steps`` progress notifications (one repeated, to test monotonicity) and a log line
   block             -> waits until ``server.release`` is set
+  allowed           -> the root URIs the server was given, or "none" (read at call time)
+
+With ``roots_on_init`` (on the transport) the server asks ``roots/list`` as soon as it is initialized,
+outside any call, as npm ``server-filesystem`` does; ``server.roots_asked`` is set once the bridge took
+the request, and ``server.roots`` keeps the answer.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ class FakeLegacyServer:
         self.release = asyncio.Event()
         self.cancelled: list[Any] = []
         self.subscribed: list[str] = []
+        self.roots_asked = asyncio.Event()
+        self.roots: Message | None = None
         self._ids = itertools.count(1000)
         self._waiting: dict[Any, asyncio.Future[Message]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -64,20 +71,30 @@ class FakeLegacyServer:
             return
         if method == "notifications/initialized":
             self.initialized = True
+            if self.transport.roots_on_init:
+                self._start(self._ask_roots())
             return
         if jsonrpc.is_request(msg):
-            task = asyncio.get_running_loop().create_task(self._serve(msg))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._start(self._serve(msg))
+
+    def _start(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _say(self, msg: Message, related: Any) -> None:
         await self.transport.deliver_from_server(msg, related)
 
-    async def _ask(self, method: str, params: Message | None, related: Any) -> Message:
+    async def _ask_roots(self) -> None:
+        self.roots = await self._ask("roots/list", None, None, sent=self.roots_asked)
+
+    async def _ask(self, method: str, params: Message | None, related: Any, sent: asyncio.Event | None = None) -> Message:
         sid = next(self._ids)
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._waiting[sid] = fut
         await self._say(jsonrpc.request(sid, method, params), related)
+        if sent is not None:
+            sent.set()
         return await fut
 
     async def _serve(self, msg: Message) -> None:
@@ -125,6 +142,9 @@ class FakeLegacyServer:
         if name == "roots":
             answer = await self._ask("roots/list", None, related)
             return _text(str(len((answer.get("result") or {}).get("roots", []))))
+        if name == "allowed":
+            roots = (self.roots or {}).get("result", {}).get("roots", [])
+            return _text(",".join(r["uri"] for r in roots) or "none")
         if name == "progress":
             token = (params.get("_meta") or {}).get("progressToken")
             for step in [1, 2, 2, 3][: int(args.get("steps", 4))]:
@@ -159,10 +179,12 @@ def _text(text: str) -> Message:
 class FakeLegacyTransport(LegacyTransport):
     kind = "fake"
 
-    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None, bank: TransportBank | None = None) -> None:
+    def __init__(self, attribute: bool = False, blocking: asyncio.Event | None = None, bank: TransportBank | None = None,
+                 roots_on_init: bool = False) -> None:
         super().__init__()
         self.bank = bank
         self.attribute = attribute
+        self.roots_on_init = roots_on_init
         self.blocking = blocking or asyncio.Event()
         """Set when a ``block`` call reached the server."""
         self.server = FakeLegacyServer(self)
@@ -191,8 +213,9 @@ class FakeLegacyTransport(LegacyTransport):
 class TransportBank:
     """A ``TransportFactory`` that remembers every transport it made (one per upstream session)."""
 
-    def __init__(self, attribute: bool = False) -> None:
+    def __init__(self, attribute: bool = False, roots_on_init: bool = False) -> None:
         self.attribute = attribute
+        self.roots_on_init = roots_on_init
         self.made: list[FakeLegacyTransport] = []
         self.blocking = asyncio.Event()
         """Set when a ``block`` call reached any of the servers."""
@@ -203,7 +226,7 @@ class TransportBank:
         """Sessions opened and not yet closed (a stdio upstream's children), now and at most."""
 
     def __call__(self, _ctx: Any) -> FakeLegacyTransport:
-        transport = FakeLegacyTransport(self.attribute, self.blocking, self)
+        transport = FakeLegacyTransport(self.attribute, self.blocking, self, self.roots_on_init)
         self.made.append(transport)
         return transport
 

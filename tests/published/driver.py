@@ -11,6 +11,12 @@ The plan is a JSON list of steps: ``{"op": "list_tools"}``, ``{"op": "call_tool"
 JSON object: ``{"steps": [{"op": ..., "result" | "error": ...}, ...]}`` with era-specific and volatile
 fields removed (``_meta``, ``resultType``, ``ttlMs``, ``cacheScope``, cursors, a false ``isError``), so
 the same plan run directly and through the bridge can be compared with ``==``.
+
+A ``call_tool`` step with ``"until_changed": true`` repeats the call (at most ``MAX_REPEATS`` times)
+until its answer differs from the previous step's and reports the last answer: a server that applies
+what the client told it asynchronously (server-filesystem applies the client's roots after answering
+``roots/list``, while calls go on) races the next call even on a direct connection; the repeated call
+waits for the state to change through the protocol itself, and gives the old answer if it never does.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import mcp
 
 V2 = hasattr(mcp, "Client")  # mcp 2.x has the high-level Client; 1.x only ClientSession
 DROP = {"_meta", "resultType", "ttlMs", "cacheScope", "nextCursor"}
+MAX_REPEATS = 500
+"""Bound of an ``until_changed`` step (see the module docstring)."""
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "test-model", "stopReason": "endTurn"}
 
 
@@ -57,6 +65,10 @@ async def run_plan(session: Any, plan: list[dict[str, Any]]) -> list[dict[str, A
                 result = await session.list_tools()
             elif op == "call_tool":
                 result = await session.call_tool(step["name"], step.get("args", {}))
+                for _ in range(MAX_REPEATS if step.get("until_changed") else 0):
+                    if dump(result) != out[-1].get("result"):
+                        break
+                    result = await session.call_tool(step["name"], step.get("args", {}))
             elif op == "list_resources":
                 result = await session.list_resources()
             elif op == "read_resource":

@@ -54,6 +54,7 @@ def call(name: str, **args: object) -> dict:
 
 
 LIST = [{"op": "list_tools"}]
+ROOTS_APPLIED = [call("list_allowed_directories"), {**call("list_allowed_directories"), "until_changed": True}]
 
 
 class Page(http.server.SimpleHTTPRequestHandler):
@@ -116,11 +117,13 @@ def servers(site: str, ws: Path) -> dict[str, Server]:
         "memory": Server([node, str(NPM / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js")], [
             *LIST, call("create_entities", entities=[{"name": "eras", "entityType": "project", "observations": ["two"]}]),
             call("read_graph")], env={"MEMORY_FILE_PATH": memory_file}, fresh=[memory_file]),
+        # The server asks roots/list right after initialization and applies the answer asynchronously:
+        # the first call sees its command-line directories (directly too), then they change to the roots.
         "filesystem-narrowed": Server([node, fs, granted, other], [
-            call("list_allowed_directories"), call("read_text_file", path=f"{granted}/granted.txt"),
+            *ROOTS_APPLIED, call("read_text_file", path=f"{granted}/granted.txt"),
             call("read_text_file", path=f"{other}/other.txt")], roots=[granted]),
         "filesystem-roots-only": Server([node, fs], [
-            call("list_allowed_directories"), call("read_text_file", path=f"{granted}/granted.txt")], roots=[granted]),
+            *ROOTS_APPLIED, call("read_text_file", path=f"{granted}/granted.txt")], roots=[granted]),
     }
 
 
@@ -139,13 +142,6 @@ def run(client: str, mode: str, server: Server, bridged: bool) -> dict:
 
 # Cells that fail today by a defect of issue #17 (strict: a fix turns them into XPASS failures).
 KNOWN: dict[tuple[str, str], str] = {}
-# Cells whose outcome is a race today (#17.1: the server's roots/list right after initialization is
-# answered locally unless a call happens to be in flight): not strict, since either outcome occurs.
-RACY: dict[tuple[str, str], str] = {
-    (name, c): "#17.1: roots/list outside a call is answered locally (timing-dependent)"
-    for name in ("filesystem-narrowed", "filesystem-roots-only") for c in CLIENTS
-}
-
 _references: dict[tuple[str, str], dict] = {}
 
 
@@ -157,8 +153,6 @@ def test_bridged_equals_direct(name: str, client: str, site: str, workspace: Pat
         pytest.skip("npm servers not installed (.ci/published-peers.sh needs npm)")
     if (name, client) in KNOWN:
         request.applymarker(pytest.mark.xfail(reason=KNOWN[name, client], strict=True))
-    if (name, client) in RACY:
-        request.applymarker(pytest.mark.xfail(reason=RACY[name, client], strict=False))
     server = servers(site, workspace)[name]
     mode, sdk = CLIENTS[client]
     key = (name, sdk)

@@ -136,11 +136,13 @@ def test_inbound_routing(msg: dict, related: object, expected: tuple) -> None:
     assert route_inbound(msg, related, {1: False, 2: True}, lease=1) == expected
 
 
-def test_input_request_without_lease_goes_to_the_only_client_call_else_is_refused() -> None:
+def test_input_request_without_lease_goes_to_the_only_call_that_can_carry_it_else_to_the_session() -> None:
     ask = jsonrpc.request(50, "sampling/createMessage", {})
     assert route_inbound(ask, None, {1: False, 2: None}, lease=None) == ("call", 1)  # 2 is the bridge's own
-    assert route_inbound(ask, None, {1: False, 3: False}, lease=None) == ("refuse", None)
-    assert route_inbound(ask, None, {2: None}, lease=None) == ("refuse", None)
+    assert route_inbound(ask, None, {1: False, 3: False}, lease=None) == ("hold", None)
+    assert route_inbound(ask, None, {2: None}, lease=None) == ("hold", None)
+    # A call whose method cannot answer input_required (tools/list) does not carry it either.
+    assert route_inbound(ask, None, {1: False, 2: None}, lease=None, askable=[]) == ("hold", None)
 
 
 def test_pool_round_trips_through_json() -> None:
