@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import subprocess
 import sys
@@ -39,6 +40,7 @@ class Outcome:
     matched: list[str] = field(default_factory=list)
     kinds: dict[str, list[str]] = field(default_factory=dict)  # rule (or "no-rule") -> pairs it fired on
     skipped: str | None = None
+    diffs: dict[str, str] = field(default_factory=dict)  # pair -> normalised diff, for pairs that differ
 
     def to_json(self) -> dict[str, object]:
         per_kind = {kind: {"pairs": len(paths), "matched": sum(p in self.matched for p in paths)}
@@ -61,8 +63,8 @@ def ported_path(path: str) -> str:
     return path
 
 
-def normalise(code: str) -> str:
-    """AST dump without docstrings, with top-level imports in one sorted block first."""
+def normal_tree(code: str) -> ast.Module:
+    """The module without docstrings, with top-level imports in one sorted block first."""
     tree = ast.parse(code)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -77,7 +79,21 @@ def normalise(code: str) -> str:
     rest = [n for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)]
     imports.sort(key=ast.dump)
     tree.body = imports + rest
-    return ast.dump(tree, include_attributes=False)
+    return tree
+
+
+def normalise(code: str) -> str:
+    return ast.dump(normal_tree(code), include_attributes=False)
+
+
+def normal_diff(migrated: str, ported: str, name: str) -> str:
+    """A unified diff of the two normalised programs (``ast.unparse``): what the catalogue missed."""
+    try:
+        left, right = ast.unparse(normal_tree(migrated)) + "\n", ast.unparse(normal_tree(ported)) + "\n"
+    except SyntaxError as exc:
+        return f"--- {name}: does not parse: {exc}\n"
+    return "".join(difflib.unified_diff(left.splitlines(keepends=True), right.splitlines(keepends=True),
+                                        f"migrated/{name}", f"hand-port/{name}"))
 
 
 def same(left: str, right: str) -> bool:
@@ -132,8 +148,11 @@ def measure(checkout: Path, v1_ref: str = V1_REF, main_ref: str = MAIN_REF, sele
         text, rules = migrated[path]
         for kind in sorted(rules) or ["no-rule"]:
             outcome.kinds.setdefault(kind, []).append(path)
-        if same(text, git(checkout, "show", f"{main_ref}:{ported}")):
+        port = git(checkout, "show", f"{main_ref}:{ported}")
+        if same(text, port):
             outcome.matched.append(path)
+        else:
+            outcome.diffs[path] = normal_diff(text, port, path)
     return outcome
 
 
@@ -160,9 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--select", action="append", help="rules as for mcp-migrate --select (default: the "
                                                              "default rules; ALL adds the optional ones)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--diff", action="store_true", help="also print the normalised diff of each pair that differs")
     args = parser.parse_args(argv)
     outcome = measure(args.checkout, args.v1_ref, args.main_ref, args.select)
     sys.stdout.write(json.dumps(outcome.to_json(), indent=2) + "\n" if args.json else render(outcome))
+    if args.diff:
+        sys.stdout.write("".join(outcome.diffs[p] for p in sorted(outcome.diffs)))
     return 0
 
 

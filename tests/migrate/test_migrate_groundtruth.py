@@ -71,6 +71,8 @@ def test_pairs_are_compared_by_normalised_ast(tmp_path: Path) -> None:
     assert data["per_kind"]["MCP001"] == {"pairs": 1, "matched": 1}
     assert data["per_kind"]["no-rule"] == {"pairs": 1, "matched": 0}
     assert "1 of 2 pairs match" in gt.render(outcome)
+    assert list(outcome.diffs) == ["examples/other.py"]  # --diff: what the catalogue did not explain
+    assert "-print(os.sep)\n+print(os.linesep)\n" in outcome.diffs["examples/other.py"]
 
 
 def test_normalisation_ignores_docstrings_and_import_order_only() -> None:
