@@ -72,7 +72,7 @@ class Rule(CallDetector):
             for arg in call.args:
                 if arg.keyword and arg.keyword.value == "callback_handler" and isinstance(arg.value, cst.Name):
                     found = defs.get(arg.value.value, [])
-                    if len(found) == 1 and self._convertible(found[0]):
+                    if len(found) == 1 and self.can_fix and self._convertible(found[0]):
                         self.handlers[arg.value.value] = found[0]
                     elif len(found) == 1 and _returns_result(found[0]):
                         self.ported.add(arg.value.value)

@@ -55,6 +55,8 @@ class Rule(SymbolRename):
         return "PROTOCOL_VERSION" in code
 
     def _target(self, qualified: str) -> str | None:
+        if not self.can_fix:
+            return None  # --safe-only: reported by visit_Name instead
         if self.as_list and any(qualified == o or qualified.startswith(o + ".") for o in OLD_SUPPORTED):
             return None
         return super()._target(qualified)
@@ -64,6 +66,11 @@ class Rule(SymbolRename):
             if self._list_use(current):
                 self.as_list = True
                 self.list_uses.add(id(current))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self.can_fix and any(super(Rule, self)._target(q) for q in self.qnames(node)):
+            self.report(node, "protocol version constant: v1's value is LATEST_HANDSHAKE_VERSION / "
+                              "HANDSHAKE_PROTOCOL_VERSIONS (mcp.types.version) in v2", fixed=False)
 
     def _report_list_use(self, node: cst.CSTNode) -> None:
         if id(node) in self.list_uses:

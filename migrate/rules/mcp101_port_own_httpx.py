@@ -56,10 +56,12 @@ class Rule(RuleTransformer):
                    for n in walk(node))
 
     def _external(self, func: cst.BaseExpression) -> str | None:
-        """The third-party callee ``func`` resolves to (not httpx, the SDK or the stdlib), if any."""
+        """The third-party callee ``func`` resolves to (not httpx, the SDK, the stdlib or this file's own
+        top-level package), if any."""
+        own = self.ctx.module.split(".", 1)[0]
         for name in sorted(self.qnames(func)):
             root = name.split(".", 1)[0]
-            if root and not root.startswith(".") and root not in ("httpx", "httpx2", "mcp") \
+            if root and not root.startswith(".") and root not in ("httpx", "httpx2", "mcp", own) \
                     and root not in sys.stdlib_module_names:
                 return name
         return None

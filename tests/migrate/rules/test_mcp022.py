@@ -66,6 +66,11 @@ def test_a_handler_returning_something_else_is_reported() -> None:
     assert "return pair" in new and {f.status for f in findings} == {"manual"}
 
 
+def test_safe_only_reports_instead() -> None:
+    new, findings = migrate_source(SOURCE, "MCP022", safe_only=True)
+    assert "return params[\"code\"][0], params.get" in new and {f.status for f in findings} == {"manual"}
+
+
 def test_negative() -> None:
     source = "from mcp.client.auth import OAuthClientProvider\np = OAuthClientProvider(storage=s)\n"
     assert migrate_source(source, "MCP022") == (source, [])

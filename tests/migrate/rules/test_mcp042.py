@@ -39,6 +39,12 @@ def test_list_operations_are_reported_not_renamed() -> None:
     assert_idempotent(source, "MCP042")
 
 
+def test_safe_only_reports_instead() -> None:
+    source = "from mcp.types import LATEST_PROTOCOL_VERSION\nv = LATEST_PROTOCOL_VERSION\n"
+    new, findings = migrate_source(source, "MCP042", safe_only=True)
+    assert "v = LATEST_PROTOCOL_VERSION" in new and {f.status for f in findings} == {"manual"}
+
+
 def test_negative() -> None:
     source = "import mcp.types\nLATEST_PROTOCOL_VERSION = '2025-06-18'\nprint(LATEST_PROTOCOL_VERSION)\n"
     assert migrate_source(source, "MCP042") == (source, [])

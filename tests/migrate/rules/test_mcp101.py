@@ -99,3 +99,12 @@ def test_httpx_through_a_third_party_method() -> None:
     api.configure(http_client=httpx.Client())
     """
     assert "httpx2" not in migrate_source(source, "MCP101")[0]
+
+
+def test_own_package_helpers_do_not_block() -> None:
+    from mcp_eras.migrate.engine import Options, transform_python
+    from mcp_eras.migrate.index import ProjectIndex
+
+    source = "import httpx\nimport mcp.types\nfrom pkg.util import fetch\nfetch(httpx.Client())\n"
+    new, _, failure = transform_python("pkg/server.py", source, Options(("MCP101",)), ProjectIndex(), "pkg.server")
+    assert failure is None and "fetch(httpx2.Client())" in new
