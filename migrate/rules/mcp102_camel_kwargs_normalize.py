@@ -10,7 +10,6 @@ from mcp_eras.migrate.rules._lib.camel import CAMEL_FIELDS, snake
 from mcp_eras.migrate.rules._lib.type_fields import FIELDS
 from mcp_eras.migrate.rules.base import RuleTransformer
 
-
 REEXPORTERS = frozenset({"mcp", "mcp.server.fastmcp", "mcp.server.mcpserver"})
 
 
