@@ -9,7 +9,10 @@ comments and formatting ignored (the AST has none). Printed: the share of pairs 
 and per kind of change (each rule that fired on the v1 file; ``no-rule`` when none did), and the
 pairs that differ. Nothing of the SDK is stored in this repository: the checkout is read with git.
 
-    .venv/bin/python bench/migrate_groundtruth.py PATH-TO-python-sdk-CHECKOUT [--select ALL] [--json]
+    .venv/bin/python bench/migrate_groundtruth.py PATH-TO-python-sdk-CHECKOUT [--select ALL] [--json] [--diff]
+
+``--diff`` prints, for each pair that differs, the unified diff of the two normalised programs: what
+the catalogue did not explain.
 
 A missing checkout or missing commit is reported and skipped (exit 0), since CI cannot reach GitHub.
 """
