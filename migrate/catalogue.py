@@ -10,13 +10,7 @@ from __future__ import annotations
 from mcp_eras.migrate.model import Safety
 
 CLASS = {Safety.SAFE: "AUTO", Safety.REVIEW: "AUTO+NOTE", Safety.REPORT: "MANUAL"}
-PLANNED: dict[str, tuple[str, str, str]] = {
-    "MCP101": ("port-own-httpx", "AUTO+NOTE", "httpx-and-httpx-sse-replaced-by-httpx2"),
-    "MCP103": ("init-options-helper", "AUTO+NOTE", "lowlevel-server-what-did-not-change"),
-    "MCP219": ("mcp-cli-pin", "MANUAL", "mcp-dev-and-mcp-install-pin-the-spawned-environment-to-your-sdk-version"),
-    "MCP220": ("extra-fields-dropped", "MANUAL", "extra-fields-on-mcp-types-are-no-longer-preserved"),
-    "MCP228": ("meta-envelope-otel", "MANUAL", "every-outbound-request-now-carries-a-_meta-envelope-opentelemetry-is-on-by-default"),
-}
+PLANNED: dict[str, tuple[str, str, str]] = {}  # every catalogue entry has a rule module
 
 
 def table() -> dict[str, tuple[str, str, str]]:

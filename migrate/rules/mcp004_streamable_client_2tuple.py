@@ -48,7 +48,7 @@ class Rule(RuleTransformer):
             if not isinstance(target, cst.Tuple | cst.List) or len(target.elements) != 3:
                 continue
             third = target.elements[2].value
-            body = cst.Module([]).code_for_node(original_node.body)
+            body = cst.Module([]).code_for_node(updated_node.body)  # as rewritten by the rules before (MCP032)
             unused = isinstance(third, cst.Name) and (
                 third.value == "_" or not re.search(rf"\b{re.escape(third.value)}\b", body)
             )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.import_names import drop_unused_module
 from mcp_eras.migrate.rules._lib.imports import add_imports
 from mcp_eras.migrate.rules.base import CallDetector
 
@@ -94,7 +95,9 @@ class Rule(CallDetector):
         return updated_node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        return add_imports(updated_node, ["import httpx2\n"]) if self.converted else updated_node
+        if not self.converted:
+            return updated_node
+        return drop_unused_module(add_imports(updated_node, ["import httpx2\n"]), "httpx")
 
 
 class _Rename(cst.CSTTransformer):

@@ -71,6 +71,20 @@ def test_pairs_are_compared_by_normalised_ast(tmp_path: Path) -> None:
     assert data["per_kind"]["MCP001"] == {"pairs": 1, "matched": 1}
     assert data["per_kind"]["no-rule"] == {"pairs": 1, "matched": 0}
     assert "1 of 2 pairs match" in gt.render(outcome)
+    assert list(outcome.diffs) == ["examples/other.py"]  # --diff: what the catalogue did not explain
+    assert "-print(os.sep)\n+print(os.linesep)\n" in outcome.diffs["examples/other.py"]
+
+
+def test_pairs_no_rule_can_match_are_counted_apart(tmp_path: Path) -> None:
+    v1, main = _repo(tmp_path / "sdk")
+    outcome = gt.measure(tmp_path / "sdk", v1, main, out_of_target={"examples/other.py": "a hand edit"})
+    data = outcome.to_json()
+    assert data["target"] == {"pairs": 1, "matched": 1, "differ": []}
+    assert data["out_of_target"] == {"examples/other.py": "a hand edit"}
+    text = gt.render(outcome)
+    assert "target (the difference is one the catalogue explains): 1 of 1 match" in text
+    assert "  examples/other.py: a hand edit" in text
+    assert all(p.startswith("examples/") for p in gt.OUT_OF_TARGET)  # the pinned table names SDK example pairs
 
 
 def test_normalisation_ignores_docstrings_and_import_order_only() -> None:
