@@ -1,4 +1,4 @@
-"""MCP001 fastmcp-renamed: before/after, guards, idempotence."""
+"""MCP001 fastmcp-renamed: `mcp.server.fastmcp`/`FastMCP` -> `mcp.server.mcpserver`/`MCPServer`."""
 
 from __future__ import annotations
 
