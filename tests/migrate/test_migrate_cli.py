@@ -386,3 +386,23 @@ def test_jobs_default_to_the_cpu_count(tmp_path: Path, capsys: pytest.CaptureFix
     monkeypatch.setattr(engine, "run", spy)
     run_cli(["check", str(make_tree(tmp_path / "proj"))], capsys)
     assert seen == [os.cpu_count() or 1]
+
+
+@pytest.mark.parametrize("args", [["--version"], ["fix", "--version"], ["check", "--version"], ["rules", "--version"],
+                                  ["src", "--version"], ["check", "src", "--version"]])
+def test_version_on_every_command(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    assert (exit_info.value.code or 0, out, err) == (0, f"mcp-eras {metadata.version('mcp-eras')}\n", "")
+
+
+@pytest.mark.parametrize("command", ["", "fix", "check", "rules"])
+def test_help_on_every_command_names_it_and_offers_version(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "-h"] if command else ["-h"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_info.value.code in (0, None)
+    assert f"Usage: mcp-migrate {command}".strip() in out and "--version" in out
