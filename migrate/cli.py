@@ -120,14 +120,22 @@ class Run:
 
 
 def refusal(paths: list[Path], allow_dirty: bool, allow_no_vcs: bool) -> str | None:
-    """Why a rewrite must not start (as ``cargo fix``): outside version control, or with uncommitted
-    changes under ``paths``; None when it may."""
-    dirty = dirty_files(paths)
-    if dirty is None:
-        if allow_no_vcs:
-            return None
-        return ("not inside a git checkout: nothing could undo the rewrite. Commit the code to git first, or "
-                "pass --allow-no-vcs")
+    """Why a rewrite must not start (as ``cargo fix``): a path outside version control, or uncommitted
+    changes under ``paths``; None when it may. Each path is judged on its own (one checkout among the
+    paths does not cover another path outside it); a missing path is left to discovery to report."""
+    outside: list[Path] = []
+    dirty: set[Path] = set()
+    for path in paths:
+        if not path.exists():
+            continue
+        found = dirty_files([path])
+        if found is None:
+            outside.append(path)
+        else:
+            dirty |= found
+    if outside and not allow_no_vcs:
+        return (f"not inside a git checkout: {', '.join(str(p) for p in outside)}: nothing could undo the rewrite. "
+                "Commit the code to git first, or pass --allow-no-vcs")
     if dirty and not allow_dirty:
         listed = "\n".join(f"  {p}" for p in sorted(dirty)[:20])
         more = f"\n  ... and {len(dirty) - 20} more" if len(dirty) > 20 else ""

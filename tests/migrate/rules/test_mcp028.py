@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from migrate_helpers import Case, RuleTests
+import subprocess
+import sys
+from pathlib import Path
+
+from migrate_helpers import Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP028", """
@@ -43,3 +47,34 @@ class TestMCP028(RuleTests):
     rule = "MCP028"
     cases = CASES
     negative = NEGATIVE
+
+
+STATIC_AND_TEMPLATE = """
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("x")
+@mcp.resource("x://static")
+def static() -> str:
+    return str(mcp.get_context().request_id)
+@mcp.resource("x://{name}")
+def templated(name: str) -> str:
+    return mcp.get_context().request_id + name
+@mcp.tool()
+def tool() -> str:
+    return mcp.get_context().request_id
+"""
+
+
+def test_a_static_resource_keeps_a_marker_and_the_module_imports_under_v2(tmp_path: Path) -> None:
+    """v2 rejects a Context parameter on a static resource at decoration time (a ValueError on import):
+    the static one keeps its call and a marker, the others take the parameter, and the file imports."""
+    new, findings = migrate_source(STATIC_AND_TEMPLATE)
+    assert [(f.line, f.status) for f in findings if f.rule == "MCP028"] == [(6, "manual"), (9, "fixed"), (12, "fixed")]
+    assert "def static() -> str:" in new and "def templated(name: str, ctx: Context) -> str:" in new
+    assert new.count("# TODO(mcp-migrate MCP028)") == 1
+    (tmp_path / "srv.py").write_text(new, encoding="utf-8")
+    probe = ("import asyncio, srv\n"
+             "print(sorted(str(r.uri) for r in asyncio.run(srv.mcp.list_resources())),"
+             " sorted(t.uri_template for t in asyncio.run(srv.mcp.list_resource_templates())))\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['x://static'] ['x://{name}']"
