@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from migrate_helpers import Case, RuleTests
+import pytest
+from migrate_helpers import Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP017", """
@@ -25,3 +26,14 @@ class TestMCP017(RuleTests):
     rule = "MCP017"
     cases = CASES
     negative = NEGATIVE
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a comprehension variable over an annotated list of MCP models "
+                                       "is not proven to be one")
+def test_models_in_a_comprehension() -> None:
+    source = """
+    import mcp.types as types
+    def dump(tools: list[types.Tool]) -> list[dict]:
+        return [t.model_dump() for t in tools]
+    """
+    assert "t.model_dump(by_alias=True)" in migrate_source(source, "MCP017")[0]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from migrate_helpers import Case, RuleTests
+import pytest
+from migrate_helpers import Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP019", """
@@ -26,3 +27,17 @@ class TestMCP019(RuleTests):
     rule = "MCP019"
     cases = CASES
     negative = NEGATIVE
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: only writes spelled `<server>.settings.<field> = v` are seen; "
+                                       "settings reached through a local alias stay (and raise under v2)")
+def test_settings_through_an_alias() -> None:
+    source = """
+    from mcp.server.fastmcp import FastMCP
+    mcp = FastMCP("x")
+    settings = mcp.settings
+    settings.port = 9000
+    mcp.run(transport="sse")
+    """
+    new, findings = migrate_source(source, "MCP019")
+    assert findings and "settings.port" not in new

@@ -20,6 +20,22 @@ CASES: list[Case] = [
                 raise McpError.from_error_data(err)
             raise McpError(code=INVALID_PARAMS, message="bad")
         """, {"fixed"}),
+    # v1's keyword spelling `McpError(error=...)`
+    Case("MCP025", """
+        from mcp import McpError
+        from mcp.types import ErrorData
+        def f(e: ErrorData) -> None:
+            if e:
+                raise McpError(error=e)
+            raise McpError(error=ErrorData(code=1, message='m'))
+        """, """
+        from mcp import McpError
+        from mcp.types import ErrorData
+        def f(e: ErrorData) -> None:
+            if e:
+                raise McpError.from_error_data(error=e)
+            raise McpError(code=1, message='m')
+        """, {"fixed"}),
 ]
 
 NEGATIVE: list[str] = [

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from migrate_helpers import Case, RuleTests
+import pytest
+from migrate_helpers import Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP030", """
@@ -27,3 +28,15 @@ class TestMCP030(RuleTests):
     rule = "MCP030"
     cases = CASES
     negative = NEGATIVE
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: only a `timedelta(...)` written in the argument is converted; "
+                                       "one bound to a name first is not followed")
+def test_a_timedelta_bound_to_a_name_first() -> None:
+    source = """
+    from datetime import timedelta
+    from mcp import ClientSession
+    TIMEOUT = timedelta(seconds=5)
+    session = ClientSession(r, w, read_timeout_seconds=TIMEOUT)
+    """
+    assert migrate_source(source, "MCP030")[1] != []

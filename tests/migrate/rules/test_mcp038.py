@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from migrate_helpers import Case, RuleTests
+import pytest
+from migrate_helpers import SERVER, Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP038", """
@@ -25,3 +26,10 @@ class TestMCP038(RuleTests):
     rule = "MCP038"
     cases = CASES
     negative = NEGATIVE
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the private attribute read through getattr() with a string "
+                                       "is not seen")
+def test_the_private_attribute_read_through_getattr() -> None:
+    source = SERVER + "low = getattr(mcp, '_mcp_server')\n"
+    assert "_lowlevel_server" in migrate_source(source, "MCP038")[0]

@@ -3,7 +3,8 @@ thread affinity, no running loop)."""
 
 from __future__ import annotations
 
-from migrate_helpers import SERVER, Case, RuleTests
+import pytest
+from migrate_helpers import SERVER, Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
     Case("MCP203", SERVER + "@mcp.tool()\ndef add(a: int) -> int:\n    return a\n", None, {"manual"}, 1),
@@ -19,3 +20,10 @@ class TestMCP203(RuleTests):
     rule = "MCP203"
     cases = CASES
     negative = NEGATIVE
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: only decorated handlers are seen; a plain function registered "
+                                       "with `add_tool(fn)` is not")
+def test_a_sync_function_registered_with_add_tool() -> None:
+    source = SERVER + "def add(a: int) -> int:\n    return a\nmcp.add_tool(add)\n"
+    assert [f.status for f in migrate_source(source, "MCP203")[1]] == ["manual"]
