@@ -24,14 +24,20 @@ def  _untouched( a ,b = ( 1 ,2 ) ) :   # trailing   comment
 """
 
 
-def migrate_source(source: str, *rules: str, path: str = "server.py",
-                   safe_only: bool = False, markers: str = "all") -> tuple[str, list[Finding]]:
-    """Dedent ``source``, index it as a one-file project and apply ``rules`` (all if none)."""
+def migrate_source(source: str, *rules: str, path: str = "server.py", safe_only: bool = False,
+                   markers: str = "all", select: str | list[str] | None = None) -> tuple[str, list[Finding]]:
+    """Dedent ``source``, index it as a one-file project and apply ``rules`` (all default rules if none).
+
+    ``select`` takes what ``--select`` takes (IDs, ID prefixes, slugs; a list or one comma-separated
+    string) and adds those rules; ``markers`` is ``--markers`` (``all`` here, as the engine's default)."""
     from mcp_eras.migrate.rules import select_rules
 
     code = textwrap.dedent(source)
     index = ProjectIndex()
     index_file(index, Path(path), code)
+    if select is not None:
+        tokens = select.split(",") if isinstance(select, str) else list(select)
+        rules = (*rules, *select_rules(tokens))
     chosen = tuple(rules) if rules else tuple(select_rules())
     new, findings, failure = transform_python(path, code, Options(chosen, safe_only, markers=markers), index)
     assert failure is None, failure

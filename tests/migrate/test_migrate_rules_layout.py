@@ -40,3 +40,17 @@ def test_every_rule_has_its_own_test_module() -> None:
                if not (TESTS / "rules" / f"test_{r.META.id.lower()}.py").exists()
                and not {r.META.id} <= positive & negative]
     assert missing == []
+
+
+def test_base_is_split_by_concept_and_only_re_exports() -> None:
+    """``rules/base.py`` keeps one import for the rule modules, but defines nothing: each concept lives in
+    its own ``_lib`` module (context, transformer, detectors, rename)."""
+    from mcp_eras.migrate.rules import base
+
+    tree = ast.parse((RULES / "base.py").read_text(encoding="utf-8"))
+    assert [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign)
+            and not (isinstance(n, ast.Assign) and n.targets[0].id == "__all__")] == []  # type: ignore[attr-defined]
+    homes = {value.__module__ for value in (getattr(base, name) for name in base.__all__) if callable(value)}
+    assert homes <= {"mcp_eras.migrate.resolve", *(f"mcp_eras.migrate.rules._lib.{m}" for m in
+                                                   ("context", "transformer", "detectors", "rename"))}
+    assert len(homes) >= 4
