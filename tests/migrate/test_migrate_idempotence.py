@@ -1,14 +1,13 @@
 """Idempotence on real code: with every default rule on, a second run changes nothing and finds
 nothing that the first run's own output created (issue: run 1 writing `MCPError` or `Client(...)`
 must not make run 2 fire MCP071 or MCP208). Each rule's own cases run this check in its module
-(``RuleTests``); here the cases of the rules without one and the cross-rule ones."""
+(``RuleTests``); here the cross-rule ones."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import check_idempotent_with_every_rule, migrate_source
+from migrate_helpers import Case, check_idempotent_with_every_rule, migrate_source
 from test_migrate_robustness import EVERY_STATEMENT
-from test_migrate_rules_table import CASES, Case, _ids
 
 EXTRA = [
     Case("MCP071", """
@@ -42,7 +41,7 @@ EXTRA = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + EXTRA, ids=_ids(CASES + EXTRA))
+@pytest.mark.parametrize("case", EXTRA, ids=[f"{c.rule}-{i}" for i, c in enumerate(EXTRA)])
 def test_second_run_with_every_rule_changes_and_finds_nothing_new(case: Case) -> None:
     check_idempotent_with_every_rule(case)
 

@@ -33,7 +33,8 @@ def test_no_module_of_the_catalogue_is_over_600_lines() -> None:
 def test_every_rule_has_its_own_test_module() -> None:
     """``tests/migrate/rules/test_mcpNNN.py`` for every rule, as bump-pydantic has; a rule whose module is
     not written yet keeps a positive and a negative row in test_migrate_rules_table.py meanwhile."""
-    table = (TESTS / "test_migrate_rules_table.py").read_text(encoding="utf-8")
+    pending = TESTS / "test_migrate_rules_table.py"
+    table = pending.read_text(encoding="utf-8") if pending.exists() else ""
     positive = set(re.findall(r'Case\("(MCP\d+)"', table))
     negative = set(re.findall(r'^    \("(MCP\d+)",', table, re.M))
     missing = [r.META.id for r in rules.all_rules()

@@ -1,11 +1,19 @@
 """Rows of the rules whose own module (``tests/migrate/rules/test_mcpNNN.py``) is not written yet:
 before/after, negative and idempotence cases, run with the per-rule modules' checks. A row moves to
-its rule's module when that module is written; ``test_migrate_rules_layout`` keeps every rule covered."""
+its rule's module when that module is written (and the file goes with the last row);
+``test_migrate_rules_layout`` keeps every rule covered."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import SERVER, Case, check_before_after, check_idempotent, check_negative
+from migrate_helpers import (
+    SERVER,
+    Case,
+    check_before_after,
+    check_idempotent,
+    check_idempotent_with_every_rule,
+    check_negative,
+)
 
 CASES: list[Case] = [
     Case("MCP021", "from mcp.server.lowlevel.server import request_ctx\nctx = request_ctx.get()\n", None, {"manual"}, 1),
@@ -49,6 +57,11 @@ def test_before_after(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
 def test_idempotent(case: Case) -> None:
     check_idempotent(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_second_run_with_every_rule_changes_and_finds_nothing_new(case: Case) -> None:
+    check_idempotent_with_every_rule(case)
 
 
 @pytest.mark.parametrize(("rule", "source"), NEGATIVE, ids=[f"{r}-{i}" for i, (r, _) in enumerate(NEGATIVE)])
