@@ -10,6 +10,8 @@ CASES: list[Case] = [
 ]
 
 NEGATIVE: list[str] = [
+    # run 1 wrote the MCPError import: alone it must not make run 2 fire (issue #14 item 3)
+    "import httpx\nfrom mcp import MCPError\ntry:\n    pass\nexcept httpx.HTTPStatusError:\n    pass\n",
     "import httpx\ntry:\n    pass\nexcept httpx.HTTPStatusError:\n    pass\n",
 ]
 
