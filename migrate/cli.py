@@ -50,6 +50,18 @@ OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write th
 BaselineOpt = Annotated[Path | None, typer.Option("--baseline", help="JSON report whose findings are suppressed.")]
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        typer.echo(f"mcp-eras {metadata.version('mcp-eras')}")
+        raise typer.Exit(0)
+
+
+# ``--version`` on the root and on every command (``mcp-migrate check --version``), as ``-h`` is
+VersionOpt = Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit.")]
+
+
 def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
 
@@ -108,14 +120,22 @@ class Run:
 
 
 def refusal(paths: list[Path], allow_dirty: bool, allow_no_vcs: bool) -> str | None:
-    """Why a rewrite must not start (as ``cargo fix``): outside version control, or with uncommitted
-    changes under ``paths``; None when it may."""
-    dirty = dirty_files(paths)
-    if dirty is None:
-        if allow_no_vcs:
-            return None
-        return ("not inside a git checkout: nothing could undo the rewrite. Commit the code to git first, or "
-                "pass --allow-no-vcs")
+    """Why a rewrite must not start (as ``cargo fix``): a path outside version control, or uncommitted
+    changes under ``paths``; None when it may. Each path is judged on its own (one checkout among the
+    paths does not cover another path outside it); a missing path is left to discovery to report."""
+    outside: list[Path] = []
+    dirty: set[Path] = set()
+    for path in paths:
+        if not path.exists():
+            continue
+        found = dirty_files([path])
+        if found is None:
+            outside.append(path)
+        else:
+            dirty |= found
+    if outside and not allow_no_vcs:
+        return (f"not inside a git checkout: {', '.join(str(p) for p in outside)}: nothing could undo the rewrite. "
+                "Commit the code to git first, or pass --allow-no-vcs")
     if dirty and not allow_dirty:
         listed = "\n".join(f"  {p}" for p in sorted(dirty)[:20])
         more = f"\n  ... and {len(dirty) - 20} more" if len(dirty) > 20 else ""
@@ -203,6 +223,7 @@ def fix_command(
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
     markers: MarkersOpt = Markers.action,
+    version: VersionOpt = False,
 ) -> None:
     """Rewrite files in place (the default command: `mcp-migrate PATH`)."""
     raise typer.Exit(_execute(Run("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt,
@@ -221,6 +242,7 @@ def check_command(
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on advisories too.")] = False,
+    version: VersionOpt = False,
 ) -> None:
     """Report only, write nothing: exit 0 clean, 1 actionable findings, 2 nothing readable."""
     raise typer.Exit(_execute(Run("check", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline,
@@ -228,7 +250,7 @@ def check_command(
 
 
 @app.command("rules")
-def rules_command() -> None:
+def rules_command(version: VersionOpt = False) -> None:
     """List the rule catalogue (ID, slug, kind, fix safety)."""
     for meta in catalogue().values():
         typer.echo(f"{meta.id}  {meta.slug:40} {meta.kind!s:9} {meta.safety!s:12} {meta.summary}")
@@ -236,17 +258,8 @@ def rules_command() -> None:
         typer.echo(f"{rule_id}  {slug:40} {'planned':9} {klass:12} not implemented yet")
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib import metadata
-
-        typer.echo(f"mcp-eras {metadata.version('mcp-eras')}")
-        raise typer.Exit(0)
-
-
 @app.callback()
-def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version.")] = False,
-          ) -> None:
+def _root(version: VersionOpt = False) -> None:
     """Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer). `mcp-migrate PATH` is `mcp-migrate fix PATH`."""
 
 

@@ -2,8 +2,8 @@
 
 ``async with streamable_http_client(url) as (read, write, _)``: the third target is dropped when
 it is ``_`` or never used in the ``with`` body; when it is used (the removed ``get_session_id``
-callback, MCP032) the site gets a marker. Calls not used directly as a ``with`` item are
-reported (the unpacking happens elsewhere).
+callback, MCP032) the site gets a marker. Calls not used directly as a ``with`` item, and items
+bound to one name (``as streams``), are reported (the unpacking happens elsewhere).
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ class Rule(RuleTransformer):
             if not (isinstance(orig.item, cst.Call) and self.resolves_to(orig.item.func, CLIENTS)):
                 continue
             target = item.asname.name if item.asname else None
+            if isinstance(target, cst.Name):  # `as streams`: unpacked (or indexed) further down
+                self.report(original_node, f"yields (read, write) in v2: check where `{target.value}` is unpacked",
+                            fixed=False)
+                continue
             if not isinstance(target, cst.Tuple | cst.List) or len(target.elements) != 3:
                 continue
             third = target.elements[2].value

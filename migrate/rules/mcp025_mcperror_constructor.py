@@ -1,6 +1,7 @@
 """MCP025 mcperror-constructor: ``McpError(ErrorData(code=..., message=...))`` ->
 ``MCPError(code=..., message=...[, data=...])``; any other single argument ->
-``MCPError.from_error_data(x)`` (v2's constructor takes the fields, not an ``ErrorData``)."""
+``MCPError.from_error_data(x)`` (v2's constructor takes the fields, not an ``ErrorData``); v1's keyword
+spelling ``McpError(error=...)`` alike."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class Rule(RuleTransformer):
     TRIGGERS = ("McpError(", "MCPError(")
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if len(original_node.args) != 1 or original_node.args[0].keyword or original_node.args[0].star:
+        keyword = original_node.args[0].keyword if len(original_node.args) == 1 else None
+        if len(original_node.args) != 1 or (keyword and keyword.value != "error") or original_node.args[0].star:
             return updated_node
         if not self.resolves_to(original_node.func, ERRORS):
             return updated_node

@@ -62,7 +62,9 @@ class Rule(CallDetector):
                 continue
             if call.func.attr.value != "resource":
                 return "handler"
-            uri = call.args[0].value if call.args else None
+            uri = next((a.value for a in call.args if a.keyword and a.keyword.value == "uri"), None)
+            if uri is None and call.args and call.args[0].keyword is None:
+                uri = call.args[0].value
             text = uri.evaluated_value if isinstance(uri, cst.SimpleString) else None
             return "handler" if isinstance(text, str) and "{" in text else "static"
         return None

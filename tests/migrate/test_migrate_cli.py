@@ -175,12 +175,16 @@ def test_bad_inputs_are_reported_and_the_run_continues(tmp_path: Path, capsys: p
     assert code == 0
 
 
-def test_dirty_git_files_are_refused_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = make_tree(tmp_path / "repo")
+def git_repo(root: Path) -> Path:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com"}
     for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
         subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env)
+    return root
+
+
+def test_dirty_git_files_are_refused_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = git_repo(make_tree(tmp_path / "repo"))
     server = root / "pkg" / "server.py"
     server.write_text(SERVER + "# local edit\n", encoding="utf-8")
     before = snapshot(root)
@@ -202,6 +206,24 @@ def test_outside_version_control_nothing_is_written_unless_allowed(tmp_path: Pat
     assert run_cli([str(root), "--diff"], capsys, vcs=True)[0] == 1  # --diff and check write nothing: no refusal
     assert run_cli([str(root), "--allow-no-vcs"], capsys, vcs=True)[0] == 0
     assert "MCPServer" in (root / "pkg" / "server.py").read_text(encoding="utf-8")
+
+
+def test_a_path_outside_version_control_beside_a_checkout_is_refused_too(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    repo = git_repo(make_tree(tmp_path / "repo"))
+    plain = make_tree(tmp_path / "plain")
+    before = snapshot(tmp_path)
+    code, _, err = run_cli([str(repo), str(plain)], capsys, vcs=True)
+    assert code == 2 and f"not inside a git checkout: {plain}:" in err and str(repo) not in err
+    assert snapshot(tmp_path) == before
+    assert run_cli([str(repo), str(plain), "--allow-no-vcs"], capsys, vcs=True)[0] == 0
+    assert all("MCPServer" in (root / "pkg" / "server.py").read_text(encoding="utf-8") for root in (repo, plain))
+
+
+def test_a_missing_path_is_reported_as_unreadable_not_as_outside_version_control(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli([str(tmp_path / "nowhere")], capsys, vcs=True)
+    assert code == 2 and "nothing readable" in err and "git checkout" not in err
 
 
 def test_virtualenvs_and_build_outputs_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -386,3 +408,23 @@ def test_jobs_default_to_the_cpu_count(tmp_path: Path, capsys: pytest.CaptureFix
     monkeypatch.setattr(engine, "run", spy)
     run_cli(["check", str(make_tree(tmp_path / "proj"))], capsys)
     assert seen == [os.cpu_count() or 1]
+
+
+@pytest.mark.parametrize("args", [["--version"], ["fix", "--version"], ["check", "--version"], ["rules", "--version"],
+                                  ["src", "--version"], ["check", "src", "--version"]])
+def test_version_on_every_command(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    assert (exit_info.value.code or 0, out, err) == (0, f"mcp-eras {metadata.version('mcp-eras')}\n", "")
+
+
+@pytest.mark.parametrize("command", ["", "fix", "check", "rules"])
+def test_help_on_every_command_names_it_and_offers_version(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "-h"] if command else ["-h"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_info.value.code in (0, None)
+    assert f"Usage: mcp-migrate {command}".strip() in out and "--version" in out

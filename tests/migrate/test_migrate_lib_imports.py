@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-from migrate_helpers import dedent, migrate_source
+from migrate_helpers import dedent
 
 from mcp_eras.migrate.rules._lib.imports import drop_unused
 
@@ -28,11 +28,3 @@ def test_a_name_still_mentioned_or_aliased_or_unlisted_stays() -> None:
                  "from pydantic import *\n"):
         assert run(code) == dedent(code)
 
-
-def test_mcp018_drops_the_session_import_it_made_unused_and_keeps_a_used_one() -> None:
-    source = ("from mcp.server.fastmcp import Context\nfrom mcp.server.session import ServerSession\n\n"
-              "async def a(ctx: Context[ServerSession, None]) -> None: ...\n")
-    new, _ = migrate_source(source, "MCP018")
-    assert "ServerSession" not in new
-    kept, _ = migrate_source(source + "s: ServerSession\n", "MCP018")
-    assert "from mcp.server.session import ServerSession" in kept

@@ -1,9 +1,93 @@
-"""MCP003 ctor-transport-kwargs (cross-module cases are in test_migrate_crossmodule.py)."""
+"""MCP003 ctor-transport-kwargs: Transport kwargs move from the server constructor to run()/*_app()/run_*_async()."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import assert_idempotent, dedent, migrate_source
+from migrate_helpers import Case, RuleTests, assert_idempotent, dedent, migrate_source
+
+CASES: list[Case] = [
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", host="0.0.0.0", port=9000, stateless_http=True, json_response=True)
+        mcp.run(transport="streamable-http")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo")
+        mcp.run(transport="streamable-http", host="0.0.0.0", port=9000, stateless_http=True, json_response=True)
+        """, {"fixed"}),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", json_response=True, streamable_http_path="/")
+        app = mcp.streamable_http_app()
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo")
+        app = mcp.streamable_http_app(json_response=True, streamable_http_path="/")
+        """, {"fixed"}),
+    Case("MCP003", """
+        import os
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", port=os.getenv("PORT"), stateless_http=True)
+        mcp.run(transport=os.environ["TRANSPORT"])
+        """, None, {"manual"}, 1),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", port=8001, stateless_http=True)
+        def main(transport: str) -> None:
+            mcp.run(transport=transport)
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        # TODO(mcp-migrate MCP003): dynamic transport: streamable-only options are passed conditionally
+        mcp = FastMCP("Demo")
+        def main(transport: str) -> None:
+            mcp.run(transport=transport, port=8001, **({"stateless_http": True} if transport == "streamable-http" else {}))
+        """, {"review", "fixed"}, 1),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", port=8001)
+        """, None, {"manual"}, 1),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        mcp = FastMCP("Demo", host="0.0.0.0")
+        mcp.run()
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        # TODO(mcp-migrate MCP003): dropped host: no start site uses them (v1 ignored them there)
+        mcp = FastMCP("Demo")
+        mcp.run()
+        """, {"review"}, 1),
+    Case("MCP003", """
+        from mcp.server.fastmcp import FastMCP
+        def create(settings):
+            app = FastMCP("x", port=settings.port)
+            return app
+        def main(settings) -> None:
+            server = create(settings)
+            server.run(transport="sse")
+        """, """
+        from mcp.server.fastmcp import FastMCP
+        def create(settings):
+            # TODO(mcp-migrate MCP003): `_mcp_v1_transport` carries them: `settings` not in scope at the start site in `main`
+            app = FastMCP("x")
+            app._mcp_v1_transport = {"port": settings.port}
+            return app
+        def main(settings) -> None:
+            server = create(settings)
+            server.run(transport="sse", **{k: v for k, v in getattr(server, "_mcp_v1_transport", {}).items() if k in ('port',)})
+        """, {"review", "fixed"}, 1),
+]
+
+NEGATIVE: list[str] = [
+    "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x', debug=True)\nmcp.run()\n",
+    "class Other:\n    def __init__(self, **kw): ...\nx = Other(port=1)\nx.run(transport='sse')\n",
+]
+
+
+class TestMCP003(RuleTests):
+    rule = "MCP003"
+    cases = CASES
+    negative = NEGATIVE
+
 
 SAME_FILE = """
 from mcp.server.fastmcp import FastMCP

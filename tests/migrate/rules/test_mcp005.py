@@ -1,9 +1,60 @@
-"""MCP005 camel-attrs."""
+"""MCP005 camel-attrs: camelCase attribute reads on MCP types -> snake_case (`result.isError` -> `result.is_error`)."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import assert_idempotent, dedent, migrate_source
+from migrate_helpers import Case, RuleTests, assert_idempotent, dedent, migrate_source
+
+CASES: list[Case] = [
+    Case("MCP005", """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if result.isError:
+                print(result.structuredContent)
+            for tool in (await session.list_tools()).tools:
+                print(tool.inputSchema)
+        """, """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if result.is_error:
+                print(result.structured_content)
+            for tool in (await session.list_tools()).tools:
+                print(tool.input_schema)
+        """, {"fixed"}),
+    Case("MCP005", """
+        import mcp.types as types
+        def show(item: object) -> None:
+            print(item.mimeType)
+        """, None, {"manual"}, 1),
+    Case("MCP005", """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if hasattr(result, 'structuredContent') and getattr(result, "isError", False):
+                pass
+        """, """
+        from mcp import ClientSession
+        async def go(session: ClientSession) -> None:
+            result = await session.call_tool("t", {})
+            if hasattr(result, 'structured_content') and getattr(result, "is_error", False):
+                pass
+        """, {"fixed"}),
+]
+
+NEGATIVE: list[str] = [
+    "import json\ntool = json.loads('{}')\nprint(tool['inputSchema'])\nclass M:\n    isError: bool\nM().isError\n",
+    "import mcp.types\ndef hasattr(o, n): ...\ndef f(x: mcp.types.Tool, d: dict):\n"
+    "    hasattr(x, 'inputSchema')\n    getattr(d, 'inputSchema')\n",
+]
+
+
+class TestMCP005(RuleTests):
+    rule = "MCP005"
+    cases = CASES
+    negative = NEGATIVE
+
 
 SOURCE = """
 from mcp import ClientSession

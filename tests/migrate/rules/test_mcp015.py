@@ -1,9 +1,40 @@
-"""MCP015 httpx-objects-to-sdk."""
+"""MCP015 httpx-objects-to-sdk: httpx objects handed to the SDK must be httpx2 (`http_client=`, `auth=`, `httpx_client_factory`)."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import assert_idempotent, dedent, migrate_source
+from migrate_helpers import Case, RuleTests, assert_idempotent, dedent, migrate_source
+
+CASES: list[Case] = [
+    Case("MCP015", "from httpx import BasicAuth\nfrom mcp.client.sse import sse_client\nc = sse_client(url, auth=BasicAuth('u', 'p'))\n",
+         None, {"manual"}, 1),
+    Case("MCP015", """
+        import httpx
+        from mcp.client.auth import OAuthClientProvider
+        from mcp.client.streamable_http import streamable_http_client
+        a = streamable_http_client(u, http_client=httpx.AsyncClient(timeout=httpx.Timeout(5)))
+        b = httpx.AsyncClient(auth=OAuthClientProvider(x), follow_redirects=True)
+        """, """
+        from mcp.client.auth import OAuthClientProvider
+        from mcp.client.streamable_http import streamable_http_client
+        import httpx2
+        # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)
+        a = streamable_http_client(u, http_client=httpx2.AsyncClient(timeout=httpx2.Timeout(5)))
+        # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)
+        b = httpx2.AsyncClient(auth=OAuthClientProvider(x), follow_redirects=True)
+        """, {"review"}, 2),
+]
+
+NEGATIVE: list[str] = [
+    "import httpx\nclient = httpx.AsyncClient(auth=('u', 'p'))\n",
+]
+
+
+class TestMCP015(RuleTests):
+    rule = "MCP015"
+    cases = CASES
+    negative = NEGATIVE
+
 
 SOURCE = """
 import httpx

@@ -1,9 +1,37 @@
-"""MCP065 list-cursor-param."""
+"""MCP065 list-cursor-param: `session.list_tools(cursor=c)` -> `session.list_tools(params=PaginatedRequestParams(cursor=c))`."""
 
 from __future__ import annotations
 
 import pytest
-from migrate_helpers import assert_idempotent, migrate_source
+from migrate_helpers import Case, RuleTests, assert_idempotent, migrate_source
+
+CASES: list[Case] = [
+    Case("MCP065", """
+        from mcp import ClientSession
+        async def f(session: ClientSession, c: str) -> None:
+            await session.list_tools(cursor=c)
+            await session.list_prompts(c)
+        """, """
+        from mcp import ClientSession
+        from mcp.types import PaginatedRequestParams
+        async def f(session: ClientSession, c: str) -> None:
+            await session.list_tools(params=PaginatedRequestParams(cursor=c))
+            await session.list_prompts(params=PaginatedRequestParams(cursor=c))
+        """, {"fixed"}),
+]
+
+NEGATIVE: list[str] = [
+    "import mcp.types\ndef f(db):\n    db.list_tools(cursor='c')\n",
+    "from mcp import Client, ClientSession\nasync def f(c: Client, s: ClientSession) -> None:\n"
+    "    await c.list_tools(cursor='x')\n    await s.list_tools()\n",
+]
+
+
+class TestMCP065(RuleTests):
+    rule = "MCP065"
+    cases = CASES
+    negative = NEGATIVE
+
 
 SOURCE = """
 from mcp import ClientSession

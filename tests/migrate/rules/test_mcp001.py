@@ -1,8 +1,34 @@
-"""MCP001 fastmcp-renamed: before/after, guards, idempotence."""
+"""MCP001 fastmcp-renamed: `mcp.server.fastmcp`/`FastMCP` -> `mcp.server.mcpserver`/`MCPServer`."""
 
 from __future__ import annotations
 
-from migrate_helpers import assert_idempotent, dedent, migrate_source
+from migrate_helpers import Case, RuleTests, assert_idempotent, dedent, migrate_source
+
+# the standard checks (RuleTests) on the plainest shapes; the hand-written tests below cover the rest
+CASES: list[Case] = [
+    Case("MCP001", """
+        from mcp.server.fastmcp import FastMCP, Context, Image
+        mcp = FastMCP("Demo")
+        """, """
+        from mcp.server.mcpserver import MCPServer, Context, Image
+        mcp = MCPServer("Demo")
+        """, {"fixed"}),
+    Case("MCP001", "from mcp.server import Server, FastMCP\napp = FastMCP('x')\n",
+         "from mcp.server import Server\nfrom mcp.server.mcpserver import MCPServer\napp = MCPServer('x')\n", {"fixed"}),
+    Case("MCP001", "import mcp.server.fastmcp as fm\ndef register(server: fm.FastMCP) -> None: ...\n",
+         "import mcp.server.mcpserver as fm\ndef register(server: fm.MCPServer) -> None: ...\n", {"fixed"}),
+]
+
+NEGATIVE: list[str] = [
+    "class FastMCP:\n    pass\nserver = FastMCP()\n",
+    "from mylib.server.fastmcp import FastMCP\nserver = FastMCP('x')\n",
+]
+
+
+class TestMCP001(RuleTests):
+    rule = "MCP001"
+    cases = CASES
+    negative = NEGATIVE
 
 
 def test_basic_import_and_constructor() -> None:

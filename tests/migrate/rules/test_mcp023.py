@@ -1,0 +1,30 @@
+"""MCP023 memory-helper-removed: `create_connected_server_and_client_session(server)` -> `Client(server, mode="legacy")`."""
+
+from __future__ import annotations
+
+from migrate_helpers import Case, RuleTests
+
+CASES: list[Case] = [
+    Case("MCP023", """
+        from mcp.shared.memory import create_connected_server_and_client_session
+        async def t(server):
+            async with create_connected_server_and_client_session(server) as client:
+                await client.list_tools()
+        """, """
+        from mcp import Client
+        async def t(server):
+            # TODO(mcp-migrate MCP023): now an `mcp.Client` in legacy mode: results are v2 models (snake_case attributes)
+            async with Client(server, mode="legacy") as client:
+                await client.list_tools()
+        """, {"fixed", "review"}, 1),
+]
+
+NEGATIVE: list[str] = [
+    "from mytests import create_connected_server_and_client_session as c\nc(1)\n",
+]
+
+
+class TestMCP023(RuleTests):
+    rule = "MCP023"
+    cases = CASES
+    negative = NEGATIVE
