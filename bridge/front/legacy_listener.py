@@ -171,14 +171,6 @@ class ListenHub:
         self._members: dict[LegacyFrontSession, tuple[str, str]] = {}
         """Session -> (share key, member token) while the session is a member (or joining)."""
 
-    def group_of(self, session: LegacyFrontSession) -> SharedListen | None:
-        found = self._members.get(session)
-        return self.groups.get(found[0]) if found is not None else None
-
-    def busy(self, session: LegacyFrontSession) -> bool:
-        group = self.group_of(session)
-        return group is not None and group.lock.locked()
-
     async def update(self, session: LegacyFrontSession, filt: dict[str, Any], tighten: bool = True) -> dict[str, Any]:
         """Make the shared listen serve ``filt`` for ``session`` (empty: the session needs none); returns what of
         ``filt`` the upstream acknowledged. FrameError/UpstreamError when it could not (the session keeps its old filter)."""
