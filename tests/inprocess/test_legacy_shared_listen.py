@@ -135,3 +135,25 @@ async def test_relisten_invalidates_each_session_for_its_own_filter(env: Env) ->
         seen = [check((await stream.next_event())[1]) for _ in range(4)]
         assert {n["method"] for n in seen if n["method"] != UPDATED} == want
         assert [n["params"] for n in seen if n["method"] == UPDATED] == [{"uri": uri}]
+
+
+async def test_reclaim_frees_a_shared_listen_only_when_all_its_sessions_linger() -> None:
+    async with make_env(legacy_listens_max=1) as e:
+        idle_one, idle_two = e.client("Bearer alice"), e.client("Bearer alice")
+        await idle_one.initialize()
+        await idle_two.initialize()  # both linger on alice's one listen
+        (alice_listen,) = e.upstream.listens
+        bob = e.client("Bearer bob")
+        await bob.initialize()  # the cap is spent: alice's listen is reclaimed as a whole, bob gets his own
+        (bob_listen,) = e.upstream.listens
+        assert bob_listen != alice_listen and e.front.status()["listens"] == 1
+        carol, carol_two = e.client("Bearer carol"), e.client("Bearer carol")
+        await carol.initialize()  # bob's listen lingers alone: reclaimed for carol
+        await carol.get_stream()  # one of carol's sessions is here now: her listen is not reclaimable
+        await carol_two.initialize()
+        dave = e.client("Bearer dave")
+        await dave.initialize()
+        out = await dave.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///d"}))
+        assert check(out)["error"]["data"] == {"limit": "legacy_listens_max", "max": 1}
+        (carol_listen,) = e.upstream.listens
+        assert carol_listen not in (alice_listen, bob_listen)
