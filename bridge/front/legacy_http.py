@@ -25,6 +25,7 @@ from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.eras import LEGACY
 from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
 from mcp_eras.bridge.front.http import call_context, json_message
+from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
 from mcp_eras.bridge.jsonrpc import Message, RequestId
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
@@ -86,14 +87,16 @@ class LegacyHttpFront:
         self.settings = settings
         self.sessions: dict[str, HttpSessionSlot] = {}
         self.per_principal: Counter[str | None] = Counter()
-        self.listens = ll.ListenBudget(settings.legacy_listens_max)
+        self.listens = ListenHub(ll.ListenBudget(settings.legacy_listens_max), self._reclaim)
+        """Upstream listens, one shared by the sessions of a principal and client identity (``--max-listens`` caps them)."""
         self.refused: Counter[str] = Counter()
         """Refusals at a cap, by limit name (exported by ``status``)."""
         self._reaper: asyncio.Task[None] | None = None
 
     def status(self) -> dict[str, Any]:
-        return {"sessions": len(self.sessions), "listens": self.listens.open,
-                "refused": {**self.refused, **({ll.LIMIT: self.listens.refused} if self.listens.refused else {})}}
+        budget = self.listens.budget
+        return {"sessions": len(self.sessions), "listens": budget.open,
+                "refused": {**self.refused, **({ll.LIMIT: budget.refused} if budget.refused else {})}}
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -227,7 +230,7 @@ class LegacyHttpFront:
         # The listen opens with the session (list_changed promised in the result), and lingers until a GET stream
         # takes over or legacy_listen_linger passes.
         session, resp = await start_session(self.upstream, self.settings, msg, ctx, slot.deliver, self.listens, sid,
-                                            streaming=True, reclaim=self._reclaim)
+                                            streaming=True)
         if session is None:
             return json_message(resp)
         slot.session = session
@@ -243,7 +246,7 @@ class LegacyHttpFront:
         slot = HttpSessionSlot(sid, self.settings)
         slot.principal = state.principal
         slot.get_stream.seq = slot.get_seen = first_event
-        slot.session = LegacyFrontSession(self.upstream, self.settings, state, ctx, slot.deliver, self.listens, self._reclaim)
+        slot.session = LegacyFrontSession(self.upstream, self.settings, state, ctx, slot.deliver, self.listens)
         await slot.session.start()
         self._add(slot)
         self._linger(slot)
@@ -307,17 +310,21 @@ class LegacyHttpFront:
             await slot.session.set_streaming(False)
 
     async def _reclaim(self) -> bool:
-        """The listen budget is spent: end the listen of the session lingering longest (no GET stream, nothing
-        subscribed), so idle sessions never keep a client that is here now from its notifications."""
-        candidates = [slot for slot in self.sessions.values()
-                      if slot.lingering_since is not None and slot.get_attached == 0 and slot.session is not None
-                      and not slot.session.state.subscribed and slot.session.listener.state.current is not None
-                      and not slot.session.busy()]
-        if not candidates:
-            return False
-        oldest = min(candidates, key=lambda slot: slot.lingering_since or 0.0)
-        await self._stop_lingering(oldest)
-        return True
+        """The listen budget is spent: end the shared listen whose sessions have all lingered longest (no GET stream,
+        nothing subscribed), so idle sessions never keep a client that is here now from its notifications."""
+
+        def idle_since(session: LegacyFrontSession) -> float | None:
+            slot = self.sessions.get(session.state.session_id or "")
+            if slot is None or slot.get_attached or session.state.subscribed:
+                return None
+            return slot.lingering_since
+
+        members = self.listens.reclaimable(idle_since)
+        for session in members:
+            slot = self.sessions.get(session.state.session_id or "")
+            if slot is not None:
+                await self._stop_lingering(slot)
+        return bool(members)
 
     # --- DELETE --------------------------------------------------------------------------------------
 
@@ -336,3 +343,4 @@ class LegacyHttpFront:
         for slot in sessions:
             self._drop(slot)
             await slot.close()
+        await self.listens.aclose()

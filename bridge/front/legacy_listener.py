@@ -1,20 +1,21 @@
-"""The shell of a 2025 session's upstream ``subscriptions/listen``: runs the listens the pure plan
-(``mcp_eras.bridge.translate.legacy_listen``) asks for, waits for their acknowledgements, times the re-listen backoff."""
+"""The shell of the upstream ``subscriptions/listen`` behind 2025 sessions: one ``SharedListen`` per share key (same
+principal, same listen ``_meta``), run as the pure plan (``mcp_eras.bridge.translate.legacy_listen``) asks; it waits for
+acknowledgements, fans notifications out to the member sessions the plan names and times the re-listen backoff."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.core import CallContext, UpstreamError
 from mcp_eras.bridge.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate import legacy_front as lf
 from mcp_eras.bridge.translate import legacy_listen as ll
-from mcp_eras.bridge.translate import legacy_session as ls
 
 if TYPE_CHECKING:
     from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession
@@ -22,52 +23,72 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_bridge.front.legacy")
 
 
-class UpstreamListener:
-    """ONE upstream ``subscriptions/listen`` per session; filter changes replace it make-before-break."""
+class SharedListen:
+    """ONE upstream ``subscriptions/listen`` for the sessions of one share key; changes of the union of their
+    filters replace it make-before-break."""
 
-    def __init__(self, session: LegacyFrontSession, budget: ll.ListenBudget,
-                 reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
-        self.session = session
-        self.budget = budget
-        self.reclaim = reclaim
-        """Frees a lingering listen of another session when the budget is spent (True when one was freed)."""
-        self.state = ll.ListenState()
+    def __init__(self, hub: ListenHub, key: str, prefix: str, first: LegacyFrontSession) -> None:
+        self.hub = hub
+        self.key = key
+        self.state = ll.ListenState(prefix=prefix)
+        self.sessions: dict[str, LegacyFrontSession] = {}
+        """Member token -> session (the pure state has the token -> filter)."""
+        self.upstream = first.upstream
+        self.identity = first.state.identity
+        self.ctx = CallContext(principal=first.ctx.principal, authorization=first.ctx.authorization,
+                               client_era=first.ctx.client_era)
+        """Equal for every member (the share key includes the principal, a digest of the authorization); trace context
+        is per request and belongs to no shared listen."""
+        self.timeout = first.settings.connect_timeout
         self.lock = asyncio.Lock()
         self.runs: dict[str, asyncio.Task[None]] = {}
         self._relisten: asyncio.Task[None] | None = None
 
-    async def apply(self, filt: dict[str, Any]) -> dict[str, Any]:
-        """Make the upstream listen match ``filt``; returns what the upstream acknowledged."""
-        async with self.lock:
-            step = ll.plan(self.state, filt)
-            if isinstance(step, ll.Keep):
-                return step.acked
-            if isinstance(step, ll.Stop):
-                await self._cancel(step.retire)
-                return {}
-            return await self._open(step)
+    @property
+    def idle(self) -> bool:
+        return not self.state.members and not self.runs and not self.lock.locked()
+
+    async def apply(self, tighten: bool) -> dict[str, Any]:
+        """Make the upstream listen serve the members; returns what the upstream acknowledged (under the lock)."""
+        step = ll.plan(self.state, tighten)
+        if isinstance(step, ll.Keep):
+            return step.acked
+        if isinstance(step, ll.Stop):
+            await self._cancel(step.retire)
+            return {}
+        return await self._open(step)
 
     async def _open(self, step: ll.Open) -> dict[str, Any]:
+        budget = self.hub.budget
         try:
             replacing = self.state.current is not None
-            if self.budget.open >= self.budget.max and not replacing and self.reclaim is not None:
-                await self.reclaim()
-            ll.take(self.budget, replacing)
+            if budget.open >= budget.max and not replacing and self.hub.reclaim is not None:
+                await self.hub.reclaim()
+            ll.take(budget, replacing)
         except FrameError as exc:
             ll.open_failed(self.state, step.listen_id, exc.code)
             raise
         ack: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(self._run(step.listen_id, step.filter, ack), name=f"legacy-listen:{step.listen_id}")
-        task.add_done_callback(lambda _t: ll.give(self.budget))
+        task.add_done_callback(lambda _t: ll.give(budget))
         self.runs[step.listen_id] = task
         try:
-            acked = await asyncio.wait_for(asyncio.shield(ack), self.session.settings.connect_timeout)
+            acked = await asyncio.wait_for(asyncio.shield(ack), self.timeout)
         except Exception as exc:
             ll.open_failed(self.state, step.listen_id, exc.code if isinstance(exc, FrameError) else None)
             await self._cancel([step.listen_id])
             raise
-        await self._cancel(ll.opened(self.state, step.listen_id, step.filter, acked))
+        done = ll.opened(self.state, step.listen_id, step.filter, acked)
+        await self._cancel(done.retire)
+        for member, notes in done.invalidate.items():  # events may have been lost while no listen was open
+            for note in notes:
+                await self._deliver(member, note)
         return acked
+
+    async def _deliver(self, member: str, note: Message) -> None:
+        session = self.sessions.get(member)
+        if session is not None:
+            await session.deliver_unsolicited(note)
 
     async def _cancel(self, listen_ids: list[str]) -> None:
         for listen_id in listen_ids:
@@ -78,8 +99,7 @@ class UpstreamListener:
                     await task
 
     async def _run(self, listen_id: str, filt: dict[str, Any], ack: asyncio.Future[dict[str, Any]]) -> None:
-        session = self.session
-        req = lf.listen_request(listen_id, session.state.identity, filt)
+        req = lf.listen_request(listen_id, self.identity, filt)
 
         async def emit(msg: Message) -> None:
             if msg.get("method") == lf.ACKNOWLEDGED:
@@ -88,17 +108,13 @@ class UpstreamListener:
                     ll.on_ack(self.state, listen_id)
                 return
             out = ll.admit(self.state, listen_id, msg)
-            if out is None:
-                return
-            uri = (out.get("params") or {}).get("uri")
-            if out["method"] == "notifications/resources/updated" and not ls.wants_update(session.state, uri):
-                return
-            await session.deliver_unsolicited(out)
+            for member in out.members if out is not None else []:
+                await self._deliver(member, out.note)
 
         error: BaseException | None = None
         resp: Message | None = None
         try:
-            resp = await session.upstream.call(req, session.ctx, emit)
+            resp = await self.upstream.call(req, self.ctx, emit)
         except asyncio.CancelledError:
             if not ack.done():
                 ack.cancel()
@@ -124,21 +140,99 @@ class UpstreamListener:
             await asyncio.sleep(step.delay)
             try:
                 async with self.lock:
-                    plan = ll.reopen(self.state, step.filter)
-                    if plan is None:
-                        return
-                    acked = await self._open(plan)
+                    plan = ll.reopen(self.state)
+                    if plan is not None:
+                        await self._open(plan)
+                    return
             except Exception as exc:  # noqa: BLE001
                 log.warning("re-listen failed: %s", exc)
-                step = ll.reopen_failed(self.state, step.filter)
-                continue
-            # Events may have been lost while no listen was open: invalidate generously.
-            for note in ll.invalidations(acked):
-                await self.session.deliver_unsolicited(note)
-            return
+                step = ll.reopen_failed(self.state, step)
+            finally:
+                self.hub.forget_if_idle(self)
 
     async def close(self) -> None:
         ll.close(self.state)
+        self.sessions.clear()
         if self._relisten is not None:
             self._relisten.cancel()
         await self._cancel(list(self.runs))
+
+
+class ListenHub:
+    """The shared listens of one front and the budget that caps them (``--max-listens`` counts upstream listens)."""
+
+    def __init__(self, budget: ll.ListenBudget, reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
+        self.budget = budget
+        self.reclaim = reclaim
+        """Frees the listen of a group whose sessions all linger (no GET stream, nothing subscribed) when the budget
+        is spent; True when one was freed."""
+        self.groups: dict[str, SharedListen] = {}
+        self._serial = itertools.count(1)
+        self._members: dict[LegacyFrontSession, tuple[str, str]] = {}
+        """Session -> (share key, member token) while the session is a member (or joining)."""
+
+    async def update(self, session: LegacyFrontSession, filt: dict[str, Any], tighten: bool = True) -> dict[str, Any]:
+        """Make the shared listen serve ``filt`` for ``session`` (empty: the session needs none); returns what of
+        ``filt`` the upstream acknowledged. FrameError/UpstreamError when it could not (the session keeps its old filter)."""
+        found = self._members.get(session)
+        if found is None:
+            if not filt:
+                return {}
+            key = ll.share_key(session.state.principal, session.state.identity)
+            found = self._members[session] = (key, f"m{next(self._serial)}")
+        key, member = found
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = SharedListen(self, key, f"listen-{next(self._serial)}", session)
+        before = group.state.members.get(member, {})
+        self._set(group, session, member, filt)
+        try:
+            async with group.lock:
+                acked = await group.apply(tighten)
+        except BaseException:
+            if filt and not group.state.closed and group.state.members.get(member) == filt:
+                self._set(group, session, member, before)  # not served: the session keeps what it had
+            raise
+        finally:
+            self.forget_if_idle(group)
+        return ll.granted(filt, acked)
+
+    def _set(self, group: SharedListen, session: LegacyFrontSession, member: str, filt: dict[str, Any]) -> None:
+        ll.set_member(group.state, member, filt)
+        if filt:
+            group.sessions[member] = session
+            self._members[session] = (group.key, member)
+        else:
+            group.sessions.pop(member, None)
+            self._members.pop(session, None)
+
+    def forget_if_idle(self, group: SharedListen) -> None:
+        if group.idle and self.groups.get(group.key) is group:
+            del self.groups[group.key]
+
+    async def leave(self, session: LegacyFrontSession) -> None:
+        """The session ended: it needs nothing any more (the last member's leaving cancels the listen)."""
+        if session in self._members:
+            with contextlib.suppress(Exception):
+                await self.update(session, {}, tighten=False)
+
+    def reclaimable(self, idle_since: Callable[[LegacyFrontSession], float | None]) -> list[LegacyFrontSession]:
+        """The sessions of the group that has lingered longest with every member idle (``idle_since`` not None), whose
+        listen can be freed; [] when there is none."""
+        best: tuple[float, list[LegacyFrontSession]] | None = None
+        for group in self.groups.values():
+            if group.state.current is None or group.lock.locked() or not group.sessions:
+                continue
+            since = [idle_since(s) for s in group.sessions.values()]
+            if any(s is None for s in since):
+                continue
+            latest = max(s for s in since if s is not None)
+            if best is None or latest < best[0]:
+                best = (latest, list(group.sessions.values()))
+        return best[1] if best is not None else []
+
+    async def aclose(self) -> None:
+        for group in list(self.groups.values()):
+            await group.close()
+        self.groups.clear()
+        self._members.clear()

@@ -2,7 +2,8 @@
 (``mcp_eras.bridge.translate.legacy_session``) and round driver (``mcp_eras.bridge.translate.legacy_mrtr``) decide.
 
 It owns the asyncio side only: one task per client request (cancelled by ``notifications/cancelled``), one
-future per bridge->client question, the upstream listen (``UpstreamListener``) and the per-question timeout.
+future per bridge->client question, its membership of a shared upstream listen (``ListenHub``) and the per-question
+timeout.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
 from mcp_eras.bridge.eras import META_LOG_LEVEL
-from mcp_eras.bridge.front.legacy_listener import UpstreamListener
+from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_listen as ll
 from mcp_eras.bridge.translate import legacy_mrtr as mrtr
 from mcp_eras.bridge.translate import legacy_session as ls
 
@@ -36,13 +36,13 @@ class LegacyFrontSession:
     """A 2025 client's session: the machine's state plus the tasks and futures that serve it."""
 
     def __init__(self, upstream: Upstream, settings: Settings, state: ls.SessionState, ctx: CallContext, deliver: Send,
-                 listens: ll.ListenBudget, reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
+                 listens: ListenHub) -> None:
         self.upstream = upstream
         self.settings = settings
         self.state = state
         self.ctx = ctx
         self._deliver = deliver
-        self.listener = UpstreamListener(self, listens, reclaim)
+        self.listens = listens
         self.tasks: dict[str, asyncio.Task[Message]] = {}
         self.questions: dict[str, asyncio.Future[Message]] = {}
         """Bridge->client requests waiting for the client, by their (bridge-minted) id."""
@@ -61,20 +61,16 @@ class LegacyFrontSession:
         """Open the upstream listen if the client can already receive (stdio: before the initialize result goes out)."""
         await self._follow(ls.listen_filter(self.state))
 
-    def busy(self) -> bool:
-        """Changing its listen now would wait (a subscription or a listen change is under way)."""
-        return self._sub_lock.locked() or self.listener.lock.locked()
-
     async def set_streaming(self, streaming: bool) -> None:
         """A GET stream connected, or the last one left: open or drop the list_changed part of the listen."""
         async with self._sub_lock:
-            await self._follow(ls.set_streaming(self.state, streaming))
+            await self._follow(ls.set_streaming(self.state, streaming), tighten=False)
 
-    async def _follow(self, filt: dict[str, Any]) -> None:
-        if self.state.closed or (not filt and self.listener.state.current is None):
+    async def _follow(self, filt: dict[str, Any], tighten: bool = True) -> None:
+        if self.state.closed:
             return
         try:
-            await self.listener.apply(filt)
+            await self.listens.update(self, filt, tighten)
         except Exception as exc:  # noqa: BLE001 - a session without change notifications still works
             log.warning("session %s: upstream listen unavailable: %s", self.state.session_id, exc)
 
@@ -87,7 +83,7 @@ class LegacyFrontSession:
         for fut in self.questions.values():
             if not fut.done():
                 fut.cancel()
-        await self.listener.close()
+        await self.listens.leave(self)
 
     async def deliver_unsolicited(self, msg: Message) -> None:
         if not self.state.closed:
@@ -152,7 +148,7 @@ class LegacyFrontSession:
                 return change.response
             assert isinstance(change, ls.ChangeSubscriptions)
             try:
-                acked = await self.listener.apply(change.filter)
+                acked = await self.listens.update(self, change.filter, tighten=not change.subscribe)
             except FrameError as exc:
                 return ls.subscription_applied(self.state, msg["id"], change, None, exc)
             except Exception as exc:  # noqa: BLE001
@@ -227,8 +223,8 @@ class LegacyFrontSession:
 
 
 async def start_session(upstream: Upstream, settings: Settings, msg: Message, ctx: CallContext, deliver: Send,
-                        listens: ll.ListenBudget, session_id: str | None = None, streaming: bool = False,
-                        reclaim: Callable[[], Awaitable[bool]] | None = None) -> tuple[LegacyFrontSession | None, Message]:
+                        listens: ListenHub, session_id: str | None = None,
+                        streaming: bool = False) -> tuple[LegacyFrontSession | None, Message]:
     """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
     rid = msg["id"]
     try:
@@ -242,7 +238,7 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
         return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
     except UpstreamError as exc:
         return None, jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
-    session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens, reclaim)
+    session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens)
     ls.claim_id(state, rid)
     await session.start()
     return session, jsonrpc.result_response(rid, result)

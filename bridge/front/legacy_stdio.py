@@ -15,6 +15,7 @@ from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.eras import LEGACY
+from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, Send, start_session
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.translate import errors
@@ -70,8 +71,8 @@ class LegacyStdioSession:
         self._spawn(self._request(msg))
 
     async def _initialize(self, msg: Message) -> None:
-        budget = ll.ListenBudget(self.settings.legacy_listens_max)
-        self.session, resp = await start_session(self.upstream, self.settings, msg, self.ctx, self._send, budget, streaming=True)
+        listens = ListenHub(ll.ListenBudget(self.settings.legacy_listens_max))
+        self.session, resp = await start_session(self.upstream, self.settings, msg, self.ctx, self._send, listens, streaming=True)
         await self._send(resp)
 
     async def _request(self, msg: Message) -> None:

@@ -1,28 +1,41 @@
-"""Direction B, pure: the upstream ``subscriptions/listen`` behind a 2025 session's unsolicited notifications.
+"""Direction B, pure: the upstream ``subscriptions/listen`` behind 2025 sessions' unsolicited notifications.
 
 A 2025 client learns of changes from notifications its session may receive at any time (2025-11-25
 server/tools.mdx, prompts.mdx, resources.mdx §List Changed Notification; resources.mdx §Subscriptions). A 2026
 server sends them only on a ``subscriptions/listen`` stream whose filter names what is wanted (2026-07-28
-basic/patterns/subscriptions.mdx). One listen per session carries them; when the session's filter changes
-(``resources/subscribe``/``unsubscribe``) a new listen replaces it make-before-break.
+basic/patterns/subscriptions.mdx).
 
-``ListenState`` is plain data (``to_json``/``from_json``). Rules, each with its section:
+One listen is SHARED by every session with the same ``share_key``: the same credentials (principal) and the same
+listen ``_meta`` (protocol version, client capabilities, client info). To the server such sessions are
+indistinguishable callers -- a 2026 request carries all it knows of its caller in ``_meta`` and the transport's
+credentials (2026-07-28 basic/index.mdx §General fields) -- and a filter is a plain union of kinds and URIs
+(§Notification Filter), so one listen whose filter is the union of the members' filters serves them all. Each
+notification is then fanned out to the members whose OWN filter asks for it: never to a session that did not ask,
+never across principals (they never share a key).
 
-* the filter asks for the list_changed kinds the session was promised and its subscribed URIs (2026-07-28
-  basic/patterns/subscriptions.mdx §Notification Filter);
+``ListenState`` (one shared listen and its members) is plain data (``to_json``/``from_json``). Rules, each with
+its section:
+
+* a member's filter is the list_changed kinds its session was promised while it can receive them, plus its
+  subscribed URIs (§Notification Filter); the listen asks for their union;
+* the union grows (a member subscribes, a GET stream connects): a new listen replaces the old one; an explicit
+  unsubscribe shrinks it the same way; a member that leaves (or stops streaming) keeps a listen that still covers
+  the rest (delivery is filtered per member anyway) until the next replacement tightens it;
 * a new listen counts once acknowledged, with the filter the server granted (§Acknowledgment); only then is
   the old one cancelled (§Cancellation), so no change falls between the two (make-before-break);
 * during the overlap only the newest acknowledged listen's notifications are delivered (no duplicates:
   2025-11-25 basic/transports.mdx §Multiple Connections, each message once);
 * notifications are told apart by ``subscriptionId`` (§Receiving Notifications) and lose it for 2025;
-* a listen that ends while the session still relies on it is re-opened after a backoff (0.5 s doubling to
-  10 s); events may have been missed meanwhile, so the session is told every acknowledged kind changed
-  (list_changed) and every acknowledged URI updated (§Graceful Closure: the stream may end at any time);
+* a listen that ends while members rely on it is re-opened after a backoff (0.5 s doubling to 10 s); events may
+  have been missed meanwhile, so each member is told every kind it relies on changed (list_changed) and every URI
+  it subscribed was updated (§Graceful Closure: the stream may end at any time);
+* the last member leaves: the listen is cancelled;
 * a server without ``subscriptions/listen`` (-32601) is remembered: later subscribes get -32601 at once.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -40,13 +53,45 @@ INVALIDATIONS = (
     ("promptsListChanged", "notifications/prompts/list_changed"),
     ("resourcesListChanged", "notifications/resources/list_changed"),
 )
+KIND_OF = {method: flag for flag, method in INVALIDATIONS}
+UPDATED = "notifications/resources/updated"
+URIS = "resourceSubscriptions"
+
+
+def share_key(principal: str | None, identity: lf.SessionIdentity) -> str:
+    """Sessions with equal keys share one upstream listen: same credentials, same listen ``_meta``."""
+    meta = lf.listen_request(0, identity, {})["params"]["_meta"]
+    return json.dumps([principal, meta], sort_keys=True, separators=(",", ":"))
+
+
+def union(filters: Any) -> dict[str, Any]:
+    """The smallest filter asking for everything any of ``filters`` asks for (§Notification Filter)."""
+    out: dict[str, Any] = {}
+    uris: set[str] = set()
+    for filt in filters:
+        for flag, _method in INVALIDATIONS:
+            if filt.get(flag):
+                out[flag] = True
+        uris.update(u for u in filt.get(URIS) or [] if isinstance(u, str))
+    if uris:
+        out[URIS] = sorted(uris)
+    return out
+
+
+def covers(have: dict[str, Any], want: dict[str, Any]) -> bool:
+    return (all(have.get(flag) for flag, _m in INVALIDATIONS if want.get(flag))
+            and set(want.get(URIS) or []) <= set(have.get(URIS) or []))
 
 
 @dataclass
 class ListenState:
+    prefix: str = "listen"
+    """Listen ids are ``<prefix>-<n>``: unique per front, whatever the upstream does with ids."""
+    members: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Member (session) token -> the filter that session needs now (never empty)."""
     next_id: int = 1
     current: str | None = None
-    """The acknowledged listen the session relies on."""
+    """The acknowledged listen the members rely on."""
     current_filter: dict[str, Any] = field(default_factory=dict)
     acked: dict[str, Any] = field(default_factory=dict)
     """The filter the current listen's acknowledgement granted."""
@@ -54,6 +99,8 @@ class ListenState:
     retired: list[str] = field(default_factory=list)
     unsupported: bool = False
     closed: bool = False
+    lost: bool = False
+    """The listen the members relied on ended by itself: the next one to open must invalidate."""
     backoff: float = BACKOFF_INITIAL
 
     def to_json(self) -> dict[str, Any]:
@@ -66,7 +113,7 @@ class ListenState:
 
 @dataclass(frozen=True)
 class Keep:
-    """Nothing to do: the current listen already serves the filter; ``acked`` is what it granted."""
+    """Nothing to do: the current listen already serves the members; ``acked`` is what it granted."""
 
     acked: dict[str, Any]
 
@@ -81,7 +128,7 @@ class Open:
 
 @dataclass(frozen=True)
 class Stop:
-    """Cancel these listens (no filter left, or the session closed)."""
+    """Cancel these listens (no member needs one any more, or the group closed)."""
 
     retire: list[str]
 
@@ -95,21 +142,32 @@ def _retire(state: ListenState, listen_id: str | None) -> list[str]:
     return [listen_id]
 
 
-def plan(state: ListenState, filt: dict[str, Any]) -> Keep | Open | Stop:
-    """What it takes for the upstream listen to match ``filt``. FrameError(-32601) when the upstream has none."""
+def set_member(state: ListenState, member: str, filt: dict[str, Any]) -> None:
+    """Record what ``member`` needs now (an empty filter: it needs nothing, it leaves)."""
+    if filt:
+        state.members[member] = dict(filt)
+    else:
+        state.members.pop(member, None)
+
+
+def plan(state: ListenState, tighten: bool = True) -> Keep | Open | Stop:
+    """What it takes for the upstream listen to serve the members. ``tighten``: replace a listen that asks for more
+    than the members need (an unsubscribe); without it a covering listen is kept (a member left).
+    FrameError(-32601) when the upstream has no listen."""
     if state.closed:
         return Keep({})
-    if state.unsupported and filt:
+    target = union(state.members.values())
+    if state.unsupported and target:
         raise FrameError(errors.METHOD_NOT_FOUND, "the upstream does not serve subscriptions/listen")
-    if not filt:
+    if not target:
         old, state.current, state.newest_acked = state.current, None, None
         state.current_filter, state.acked = {}, {}
         return Stop(_retire(state, old))
-    if state.current is not None and state.current_filter == filt:
+    if state.current is not None and (state.current_filter == target or (not tighten and covers(state.current_filter, target))):
         return Keep(state.acked)
-    listen_id = f"listen-{state.next_id}"
+    listen_id = f"{state.prefix}-{state.next_id}"
     state.next_id += 1
-    return Open(listen_id, filt)
+    return Open(listen_id, target)
 
 
 def on_ack(state: ListenState, listen_id: str) -> None:
@@ -125,12 +183,22 @@ def ack_filter(msg: Message) -> dict[str, Any]:
     return notif if isinstance(notif, dict) else {}
 
 
-def opened(state: ListenState, listen_id: str, filt: dict[str, Any], acked: dict[str, Any]) -> list[str]:
-    """The listen was acknowledged: it becomes current; returns the listens to cancel now (the replaced one)."""
+@dataclass(frozen=True)
+class Opened:
+    """Cancel ``retire`` (the replaced listen); deliver ``invalidate`` (member -> notes) when events may be lost."""
+
+    retire: list[str]
+    invalidate: dict[str, list[Message]]
+
+
+def opened(state: ListenState, listen_id: str, filt: dict[str, Any], acked: dict[str, Any]) -> Opened:
+    """The listen was acknowledged: it becomes current."""
     old = state.current
     state.current, state.current_filter, state.acked = listen_id, dict(filt), dict(acked)
     state.backoff = BACKOFF_INITIAL
-    return _retire(state, old) if old != listen_id else []
+    lost, state.lost = state.lost, False
+    invalidate = {m: invalidations(granted(f, acked)) for m, f in state.members.items()} if lost else {}
+    return Opened(_retire(state, old) if old != listen_id else [], {m: n for m, n in invalidate.items() if n})
 
 
 def open_failed(state: ListenState, listen_id: str, code: int | None) -> None:
@@ -139,60 +207,101 @@ def open_failed(state: ListenState, listen_id: str, code: int | None) -> None:
         state.unsupported = True
 
 
-def admit(state: ListenState, listen_id: str, msg: Message) -> Message | None:
-    """A notification of listen ``listen_id`` as the 2025 notification to deliver, or None to drop it."""
-    if msg.get("method") == lf.ACKNOWLEDGED:
+def granted(filt: dict[str, Any], acked: dict[str, Any]) -> dict[str, Any]:
+    """What of one member's filter the listen's acknowledgement covers."""
+    out: dict[str, Any] = {flag: True for flag, _m in INVALIDATIONS if filt.get(flag) and acked.get(flag)}
+    uris = [u for u in filt.get(URIS) or [] if u in set(acked.get(URIS) or [])]
+    if uris:
+        out[URIS] = uris
+    return out
+
+
+def wants(filt: dict[str, Any], note: Message) -> bool:
+    """Whether a (2025-shaped) change notification concerns the member with filter ``filt``."""
+    method = note.get("method")
+    if method in KIND_OF:
+        return bool(filt.get(KIND_OF[method]))
+    if method != UPDATED:
+        return False  # anything else on a shared listen has no owner among the members: nobody gets it
+    uri = (note.get("params") or {}).get("uri")
+    if not isinstance(uri, str):
+        return False
+    subscribed = filt.get(URIS) or []
+    # 2025 allows updates for sub-resources of a subscribed URI (2025-11-25 server/resources.mdx §Subscriptions).
+    return uri in subscribed or any(uri.startswith(s.rstrip("/") + "/") for s in subscribed)
+
+
+@dataclass(frozen=True)
+class Deliver:
+    """Deliver ``note`` to each of ``members``."""
+
+    note: Message
+    members: list[str]
+
+
+def admit(state: ListenState, listen_id: str, msg: Message) -> Deliver | None:
+    """A notification of listen ``listen_id``: the 2025 notification and the members that asked for it, or None."""
+    if msg.get("method") == lf.ACKNOWLEDGED or state.closed:
         return None
     if listen_id in state.retired or (state.newest_acked is not None and state.newest_acked != listen_id):
         return None  # the replaced listen's tail: the new one covers it
     out = lf.to_legacy_notification(msg)
-    if out is None or out.get("method") not in lf.LISTEN_NOTIFICATIONS:
+    if out is None:
         return None
-    return out
+    members = [m for m, filt in state.members.items() if wants(filt, out)]
+    return Deliver(out, members) if members else None
 
 
 @dataclass(frozen=True)
 class Reopen:
-    """After ``delay`` seconds, call ``reopen`` with ``filter`` (the listen the session relied on ended)."""
+    """After ``delay`` seconds, call ``reopen`` (listen ``ended`` ended while members relied on it)."""
 
     delay: float
-    filter: dict[str, Any]
+    ended: str
 
 
 def ended(state: ListenState, listen_id: str) -> Reopen | None:
     """Listen ``listen_id`` ended by itself (upstream closed it, or failed)."""
     if state.closed or listen_id in state.retired or state.current != listen_id:
         return None
-    return _next_reopen(state, dict(state.current_filter))
+    _retire(state, listen_id)
+    state.current, state.newest_acked, state.lost = None, None, True
+    return _next_reopen(state, listen_id) if state.members else None
 
 
-def _next_reopen(state: ListenState, filt: dict[str, Any]) -> Reopen:
+def _next_reopen(state: ListenState, listen_id: str) -> Reopen:
     delay = state.backoff
     state.backoff = min(state.backoff * 2, BACKOFF_MAX)
-    return Reopen(delay, filt)
+    return Reopen(delay, listen_id)
 
 
-def reopen(state: ListenState, filt: dict[str, Any]) -> Open | None:
-    """Time to re-open: the listen to open, or None when the session moved on (closed, or another filter)."""
-    if state.closed or (state.current is not None and state.current_filter != filt):
+def reopen(state: ListenState) -> Open | None:
+    """Time to re-open: the listen to open, or None when that already happened (a member change) or nobody is left."""
+    if state.closed or state.current is not None:
         return None
-    _retire(state, state.current)
-    state.current = None
-    plan_ = plan(state, filt)
-    return plan_ if isinstance(plan_, Open) else None
+    step = plan(state)
+    return step if isinstance(step, Open) else None
 
 
-def reopen_failed(state: ListenState, filt: dict[str, Any]) -> Reopen | None:
-    return None if state.closed else _next_reopen(state, filt)
+def reopen_failed(state: ListenState, step: Reopen) -> Reopen | None:
+    return None if state.closed or not state.members else _next_reopen(state, step.ended)
 
 
 def invalidations(acked: dict[str, Any]) -> list[Message]:
     """After a gap without a listen: every acknowledged kind changed, every acknowledged URI updated."""
     notes = [jsonrpc.notification(method) for key, method in INVALIDATIONS if acked.get(key)]
-    uris = acked.get("resourceSubscriptions")
+    uris = acked.get(URIS)
     for uri in uris if isinstance(uris, list) else []:
-        notes.append(jsonrpc.notification("notifications/resources/updated", {"uri": uri}))
+        notes.append(jsonrpc.notification(UPDATED, {"uri": uri}))
     return notes
+
+
+def close(state: ListenState) -> list[str]:
+    """The group is discarded (front shutdown): returns the listens to cancel."""
+    state.closed = True
+    state.members.clear()
+    old, state.current = state.current, None
+    return _retire(state, old)
 
 
 @dataclass
@@ -208,8 +317,8 @@ LIMIT = "legacy_listens_max"
 
 
 def take(budget: ListenBudget, replacing: bool = False) -> None:
-    """One more listen, or FrameError naming the limit. A session replacing its own listen (make-before-break) may
-    hold two for the moment of the overlap: the cap counts sessions with a listen."""
+    """One more listen, or FrameError naming the limit. A group replacing its own listen (make-before-break) may
+    hold two for the moment of the overlap: the cap counts shared listens, not sessions."""
     if budget.open >= budget.max and not replacing:
         budget.refused += 1
         raise FrameError(errors.LIMIT_REACHED, f"Too many upstream listens ({LIMIT}={budget.max})",
@@ -219,10 +328,3 @@ def take(budget: ListenBudget, replacing: bool = False) -> None:
 
 def give(budget: ListenBudget) -> None:
     budget.open = max(0, budget.open - 1)
-
-
-def close(state: ListenState) -> list[str]:
-    """The session ended: returns the listens to cancel."""
-    state.closed = True
-    old, state.current = state.current, None
-    return _retire(state, old)

@@ -95,9 +95,12 @@ class SessionRec:
     held: list[list[Any]] = field(default_factory=list)
     """Session-level server->client requests waiting for the session's next input-capable call:
     [frame, deadline_ms] in arrival order (see ``Pool.hold``)."""
+    claims: int = 0
+    """Callers granted this session that have not begun their call yet (it is starting or being readied for them):
+    it is not idle, so nobody evicts it under them."""
 
     def idle(self) -> bool:
-        return not self.calls and self.lease is None and not self.subs
+        return not self.calls and self.lease is None and not self.subs and not self.claims
 
 
 @dataclass
@@ -139,11 +142,13 @@ class Pool:
             for s in group:
                 if s.lease is None:
                     s.lease, s.last_used_ms = 0, now_ms
+                    s.claims += 1
                     return Grant(s.sid, exclusive=True, retire=reaped)
             if len(group) >= limits.per_identity_sessions:
                 return Wait()
         elif group:
             group[0].last_used_ms = now_ms
+            group[0].claims += 1
             return Grant(group[0].sid, retire=reaped)
         evict: tuple[str, ...] = ()
         if len(self.sessions) >= limits.total_sessions:
@@ -157,7 +162,7 @@ class Pool:
         for sid in retired:
             del self.sessions[sid]
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None and principal is None,
-                                            lease=0 if exclusive else None, last_used_ms=now_ms)
+                                            lease=0 if exclusive else None, last_used_ms=now_ms, claims=1)
         return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
 
     def free_leases(self, key: str, limits: Limits) -> int:
@@ -181,6 +186,7 @@ class Pool:
         call also takes the session-level requests held for it (``hold``): they ask its caller."""
         s = self.sessions[sid]
         s.calls.append(upstream_id)
+        s.claims = max(0, s.claims - 1)
         call, actions = LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
         if exclusive:
             s.lease = upstream_id
@@ -238,6 +244,12 @@ class Pool:
         for frame, _deadline in held:
             actions += call.on_upstream(frame, now_ms)
         return actions
+
+    def unclaim(self, sid: str) -> None:
+        """A granted caller is done without beginning a call (discovery, a failure before the call)."""
+        s = self.sessions.get(sid)
+        if s is not None:
+            s.claims = max(0, s.claims - 1)
 
     def release(self, sid: str) -> None:
         s = self.sessions.get(sid)

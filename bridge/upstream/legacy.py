@@ -76,17 +76,23 @@ class LegacyUpstream(Upstream):
     async def start(self) -> None:
         """Fail fast: initialize one session now. It is provisional: the first client session of
         another identity retires it while idle (a stdio upstream would otherwise keep two children)."""
-        session, _ = await self._session(None, CallContext())
-        await session.ensure_ready()
+        await self._ready(*await self._session(None, CallContext()))
 
     async def discover(self, ctx: CallContext) -> Message:
         # Any ready session of this caller has the upstream's InitializeResult; prefer it to a new one.
         for session in self.live.values():
             if session.rec.principal == ctx.principal and session.state == "ready":
                 return self._discover_result(session)
-        session, _ = await self._session(None, ctx)
-        await session.ensure_ready()
+        session = await self._ready(*await self._session(None, ctx))
         return self._discover_result(session)
+
+    async def _ready(self, session: LegacySession, _exclusive: bool = False) -> LegacySession:
+        """Ready a granted session for a caller that begins no call on it (its claim ends here)."""
+        try:
+            await session.ensure_ready()
+        finally:
+            self.pool.unclaim(session.sid)
+        return session
 
     def _discover_result(self, session: LegacySession) -> Message:
         return tx.discover_result(session.init_result, supported_versions=list(eras.MODERN_VERSIONS),
@@ -140,8 +146,10 @@ class LegacyUpstream(Upstream):
             # Whatever failed (a lost session, a frame that cannot be serialized), the lease goes back.
             if live is not None:
                 session.close_call(live, abandon=True)
-            elif exclusive:
-                self._release(session)
+            else:
+                self.pool.unclaim(session.sid)
+                if exclusive:
+                    self._release(session)
             raise
         return await self._drive(session, live, request, ctx, emit, held)
 
@@ -209,13 +217,13 @@ class LegacyUpstream(Upstream):
             self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
             raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
                              {"limit": "per_identity_sessions"}, http_status=503)
-        for sid in choice.retire:
+        # Sessions evicted or retired for a new one are closed before it opens: never more live children than the cap.
+        for sid in () if choice.new else choice.retire:
             retired = self.live.pop(sid, None)
             if retired is not None:
                 self._spawn(retired.close())
-        # Sessions evicted for this one are closed before it opens: never more live children than the cap.
         with anyio.CancelScope(shield=True):
-            for sid in choice.evict:
+            for sid in (*choice.evict, *choice.retire) if choice.new else ():
                 old = self.live.pop(sid, None)
                 if old is not None:
                     with contextlib.suppress(Exception):
@@ -443,9 +451,12 @@ class LegacyUpstream(Upstream):
     async def _listen(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         rid = request["id"]
         session, _ = await self._session(request, ctx)
-        await session.ensure_ready()
-        requested = request["params"].get("notifications")
-        subscribed = [uri for uri in listen.requested_resource_uris(requested, session.server_caps) if await session.subscribe(uri)]
+        try:
+            await session.ensure_ready()
+            requested = request["params"].get("notifications")
+            subscribed = [uri for uri in listen.requested_resource_uris(requested, session.server_caps) if await session.subscribe(uri)]
+        finally:
+            self.pool.unclaim(session.sid)
         listener = Listener(rid, ctx.principal, listen.acknowledged_filter(requested, session.server_caps, subscribed))
         self.listeners.add(listener)
         try:

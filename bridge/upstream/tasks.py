@@ -198,6 +198,10 @@ class TasksUpstream(Upstream):
         self.pumps: dict[str, asyncio.Task[None]] = {}
         self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
         self._channel_lock = asyncio.Lock()
+        self._tasks_verdict: bool | None = None
+        """Whether the 2025 upstream serves tasks, once a channel saw it; False: no channel is kept (each is a stdio
+        child outside --max-upstream-sessions) and the plain upstream serves every call."""
+        self._verdict_lock = asyncio.Lock()
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
 
@@ -274,6 +278,8 @@ class TasksUpstream(Upstream):
             if not isinstance(wanted, dict) or "taskIds" not in wanted:
                 return await self.inner.call(request, ctx, emit)
         channel = await self._view(ctx, caps)
+        if channel is None and self._tasks_verdict is False and method in eras.TASKS_EXTENSION_METHODS:
+            return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
         supported = tx.upstream_supports_tasks(channel.server_caps)
@@ -306,6 +312,19 @@ class TasksUpstream(Upstream):
     async def _view(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
         """A ready session of this caller to read the server's capabilities and tools from (they do not
         depend on the client's capabilities): any existing one, so discovery costs no extra session."""
+        if self._tasks_verdict is None:
+            async with self._verdict_lock:  # one channel learns the verdict, not one per concurrent caller
+                if self._tasks_verdict is None:
+                    channel = await self._channel_if_legacy(ctx, caps)
+                    if channel is None:
+                        return None  # a 2026 upstream: it serves the extension itself
+                    self._tasks_verdict = tx.upstream_supports_tasks(channel.server_caps)
+                    if self._tasks_verdict:
+                        return channel
+                    self.channels.pop(channel.key, None)
+                    await channel.close()
+        if self._tasks_verdict is False:
+            return None
         for (principal, _caps), channel in self.channels.items():
             if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
                 return channel

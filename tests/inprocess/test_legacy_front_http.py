@@ -345,26 +345,27 @@ async def test_session_caps_name_the_limit() -> None:
 
 async def test_listens_are_capped() -> None:
     async with make_env(legacy_listens_max=1) as e:
-        first, second = e.client(), e.client()
+        # Two principals never share a listen: the second needs one of its own.
+        first, second = e.client("Bearer alice"), e.client("Bearer bob")
         await first.initialize()
         await second.initialize()
         await first.get_stream()
-        assert e.front.listens.open == 1
+        assert e.front.listens.budget.open == 1
         out = await second.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
         assert check(out)["error"]["code"] == -32000 and out["error"]["data"] == {"limit": "legacy_listens_max", "max": 1}
         stream = await second.get_stream()  # still served, without change notifications
-        assert stream.status == 200 and e.front.listens.open == 1
+        assert stream.status == 200 and e.front.listens.budget.open == 1
         assert e.front.status()["refused"]["legacy_listens_max"] >= 1
 
 
 async def test_lingering_listens_are_reclaimed_at_the_cap() -> None:
     async with make_env(legacy_listens_max=1) as e:
-        idle, active = e.client(), e.client()
+        idle, active = e.client("Bearer alice"), e.client("Bearer bob")
         await idle.initialize()  # its listen lingers: nobody reads it
         (lingering,) = e.upstream.listens
         await active.initialize()
         await active.get_stream()
-        assert lingering not in e.upstream.listens and len(e.upstream.listens) == 1 and e.front.listens.open == 1
+        assert lingering not in e.upstream.listens and len(e.upstream.listens) == 1 and e.front.listens.budget.open == 1
         assert "result" in await active.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///a"}))
         (listen,) = e.upstream.listens
         assert e.upstream.listens[listen]["filter"]["resourceSubscriptions"] == ["file:///a"]
@@ -374,10 +375,10 @@ async def test_idle_sessions_never_starve_a_new_subscriber() -> None:
     """Many abandoned sessions (initialize, nothing else) and a listen cap far below their number: a new session
     that subscribes still gets its notifications, and the upstream never holds more listens than the cap."""
     async with make_env(legacy_listens_max=8) as e:
-        for _ in range(60):
-            await e.client().initialize()
+        for n in range(60):
+            await e.client(f"Bearer abandoned-{n}").initialize()
         assert len(e.upstream.listens) <= 8
-        late = e.client()
+        late = e.client("Bearer late")
         await late.initialize()
         stream = await late.get_stream()
         assert "result" in await late.rpc(jsonrpc.request(1, "resources/subscribe", {"uri": "file:///late"}))

@@ -52,6 +52,7 @@ def test_total_cap_evicts_idle_sessions_then_refuses_by_name() -> None:
     pool = Pool()
     for i, who in enumerate(("a", "b", "c"), 1):
         grant(pool, request(name=who), f"s{i}")
+    pool.unclaim("s1")  # its caller is done (discovery only)
     pool.begin_call("s2", request(name="b"), 1, exclusive=False, server_info=None, ttl_ms=0, cache_scope="private")
     fourth = grant(pool, request(name="d"), "s4")
     assert fourth.evict == ("s1",)  # the least recently used idle session
@@ -66,7 +67,24 @@ def test_provisional_session_is_retired_by_the_first_client_session() -> None:
     pool = Pool()
     assert grant(pool, None, "s0", principal=None).new
     assert pool.sessions["s0"].provisional
-    assert grant(pool, request(), "s1").retire == ("s0",)
+    assert grant(pool, request(), "s1").retire == ()  # s0 is still being readied for the bridge's start()
+    pool.unclaim("s0")
+    assert grant(pool, request(name="other"), "s2").retire == ("s0",)
+
+
+def test_a_granted_session_is_not_idle_until_its_caller_begins_or_gives_up() -> None:
+    """Between the grant and the call (a stdio child spawning, initialize) nobody may evict or reap the session
+    under its caller: it would find its session gone (KeyError) or wait for a child that never starts."""
+    pool = Pool()
+    limits = Limits(total_sessions=1, idle_ms=1_000)
+    assert pool.acquire(request(name="a"), "alice", "s1", limits=limits, now_ms=0) == Grant("s1", new=True)
+    refused = pool.acquire(request(name="b"), "bob", "s2", limits=limits, now_ms=9_000)
+    assert isinstance(refused, Refuse) and refused.limit == "upstream_sessions" and set(pool.sessions) == {"s1"}
+    pool.begin_call("s1", request(name="a"), 1, exclusive=False, server_info=None, ttl_ms=0, cache_scope="private")
+    pool.close_call("s1", 1, now_ms=0)
+    assert pool.acquire(request(name="b"), "bob", "s2", limits=limits, now_ms=500) == Grant("s2", new=True, evict=("s1",))
+    pool.unclaim("s2")  # a caller that gave up before its call
+    assert pool.sessions["s2"].idle()
 
 
 def test_parking_frees_the_lease_and_caps_release_the_oldest() -> None:
