@@ -23,6 +23,7 @@ from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.translate import era_probe
 from mcp_eras.bridge.translate.era_probe import classify_discover_answer
 from mcp_eras.bridge.translate.modern_upstream import bridge_meta
+from mcp_eras.bridge.upstream import prespawn
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 from mcp_eras.bridge.upstream.legacy_transport import (
     Handshake,
@@ -301,6 +302,7 @@ class AutoUpstream(Upstream):
         if self.target.url or self._pending is not None:
             return self._pending
         stdio = StdioProbe(self.target, self.settings)
+        prespawn.discard()  # started early for another command line than the one the CLI settled on
         try:
             await stdio.ask()
         except BaseException:
