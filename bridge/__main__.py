@@ -1,3 +1,3 @@
-from mcp_eras.bridge.cli import main
+from mcp_eras.bridge.launch import main
 
 main()

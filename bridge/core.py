@@ -53,6 +53,13 @@ class CallContext:
     """W3C trace context headers (traceparent, tracestate, baggage) to carry across the translation."""
     client_era: Era = MODERN
     """The era of the client behind the front (for metrics and logs)."""
+    identity: dict[str, Any] | None = None
+    """The 2026 ``_meta`` identity (clientInfo, clientCapabilities) the caller's requests will carry, when it is known
+    before its first request (a 2025 client's ``initialize``): a cold upstream opens its first session for it."""
+
+    def identity_request(self) -> dict[str, Any] | None:
+        """``identity`` as a request carrying it (what upstream session pools key on), or None."""
+        return {"method": "server/discover", "params": {"_meta": dict(self.identity)}} if self.identity else None
 
     @staticmethod
     def principal_of(authorization: str | None) -> str | None:

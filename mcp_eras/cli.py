@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     command, rest = args[0], args[1:]
     if command == "bridge":
+        from mcp_eras.bridge.upstream import prespawn
+
+        prespawn.early(rest)  # a plain stdio upstream loads while the bridge imports (as with mcp-bridge)
         from mcp_eras.bridge.cli import main as bridge_main
 
         bridge_main(rest, prog="mcp-eras bridge")

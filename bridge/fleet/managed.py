@@ -36,7 +36,8 @@ ERA_TYPICAL_CODES = {-32600, -32601, -32603, -32000, -32001}
 """JSON-RPC errors a server gives when spoken to in the wrong era (missing session, unknown method...)."""
 REPROBE_MIN_INTERVAL = 5.0
 
-Prober = Callable[[Target, Settings], Any]
+Prober = Callable[..., Any]
+"""``probe``'s signature: (target, settings, keep_child=False) -> ProbeResult."""
 
 
 def register_metrics(metrics: Metrics) -> None:
@@ -158,8 +159,10 @@ class ManagedUpstream(Upstream):
                 return slot.upstream
             era = slot.settings.upstream_era
             transport: str | None = None
+            result: ProbeResult | None = None
             if era == "auto":
-                result: ProbeResult = await self.prober(slot.target, slot.settings)
+                # keep_child: a stdio server's probed child becomes the delegate's (no second spawn)
+                result = await self.prober(slot.target, slot.settings, keep_child=True)
                 slot.probe, slot.probed_at = result, time.monotonic()
                 assert result.era is not None
                 era = result.era
@@ -168,10 +171,10 @@ class ManagedUpstream(Upstream):
                 log.info("server %s speaks %s", self.name, era,
                          extra={"event": "era_detected", "server": self.name, "era": era, "transport": result.transport})
             if era == eras.MODERN:
-                up = modern_upstream(slot.target, slot.settings)
+                up = modern_upstream(slot.target, slot.settings, result.child if result is not None else None)
                 _restrict_env(up, slot.target)
             else:
-                up = legacy_upstream(slot.target, slot.settings, transport)
+                up = legacy_upstream(slot.target, slot.settings, transport, adopt=result)
             slot.building = up
             try:
                 await up.start()

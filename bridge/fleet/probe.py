@@ -22,7 +22,15 @@ from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.fleet import canon
-from mcp_eras.bridge.upstream.factory import Target, legacy_upstream, make_upstream, probe
+from mcp_eras.bridge.upstream.factory import (
+    ProbeResult,
+    Target,
+    legacy_upstream,
+    make_upstream,
+    modern_upstream,
+    probe,
+    probe_stdio,
+)
 
 SCHEMA_PATH = Path(__file__).with_name("probe.schema.json")
 
@@ -162,6 +170,15 @@ async def _speaks_legacy(target: Target, settings: Settings) -> str | None:
             await up.aclose()
 
 
+def _serving(target: Target, settings: Settings, era: str, result: ProbeResult | None) -> Upstream:
+    """The upstream that lists the server: on the probed stdio child when there is one (one spawn)."""
+    if result is None or result.child is None:
+        return make_upstream(target, settings)
+    if era == eras.MODERN:
+        return modern_upstream(target, settings, result.child)
+    return legacy_upstream(target, settings, adopt=result)
+
+
 async def probe_one(job: ProbeJob) -> dict[str, Any]:
     started = time.monotonic()
     entry: dict[str, Any] = {
@@ -169,10 +186,14 @@ async def probe_one(job: ProbeJob) -> dict[str, Any]:
         "versions": [], "serverInfo": None, "capabilities": {}, "counts": {}, "features": [], "elapsed_ms": 0,
     }
     up: Upstream | None = None
+    result: ProbeResult | None = None
+    first = canon.request("server/discover")
     try:
         settings = job.settings
         if settings.upstream_era == "auto":
-            result = await probe(job.target, settings)
+            # A stdio child is confirmed for the identity the listing's requests carry, and then serves them.
+            result = await (probe_stdio(job.target, settings, keep_child=True, first_request=first) if job.target.command
+                            else probe(job.target, settings))
             era = result.era or eras.LEGACY
             entry["transport"] = result.transport
             settings = settings.model_copy(update={"upstream_era": era})
@@ -184,9 +205,10 @@ async def probe_one(job: ProbeJob) -> dict[str, Any]:
             target = Target(url=job.target.url, headers=job.target.headers, name=job.target.name, transport=entry["transport"])
         else:
             target = job.target
-        up = make_upstream(target, settings)
-        await up.start()
-        discovered = await up.discover(CallContext())
+        up = _serving(target, settings, era, result)
+        if result is None or result.child is None or era == eras.MODERN:
+            await up.start()  # (an adopted 2025 child is running and initialized already)
+        discovered = await up.discover(CallContext(identity=eras.request_meta(first)))
         meta = discovered.get("_meta") if isinstance(discovered.get("_meta"), dict) else {}
         if era == eras.LEGACY:
             init = _legacy_init(up)
@@ -225,6 +247,8 @@ async def probe_one(job: ProbeJob) -> dict[str, Any]:
         if up is not None:
             with contextlib.suppress(Exception):
                 await up.aclose()
+        elif result is not None and result.child is not None:
+            await result.child.aclose()
         entry["elapsed_ms"] = int((time.monotonic() - started) * 1000)
     return entry
 

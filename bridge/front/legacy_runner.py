@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 import uuid
@@ -230,7 +231,8 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
     try:
         identity = lf.parse_initialize(msg.get("params"))
         await upstream.start()
-        discover = await upstream.discover(ctx)
+        # The session's own requests carry this identity: a cold upstream opens its first session for it.
+        discover = await upstream.discover(dataclasses.replace(ctx, identity=lf.request_meta(identity)))
         state, result = ls.open_session(identity, discover, settings.bridge_info(), now=time.monotonic(),
                                         idle_timeout=settings.session_idle_timeout, session_id=session_id,
                                         principal=ctx.principal, max_rounds=settings.mrtr_max_rounds, streaming=streaming)

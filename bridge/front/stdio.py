@@ -55,6 +55,10 @@ class ModernStdioSession:
             await self.write(jsonrpc.error_response(rid, INVALID_REQUEST, f"Invalid Request: id {rid!r} is already in flight"))
             return
         try:
+            # A dual-era client whose server/discover timed out falls back to initialize on the same pipe.
+            refusal = modern_front.initialize_refusal(msg)
+            if refusal is not None:
+                raise refusal
             modern_front.validate_request(msg)
         except FrameError as exc:
             await self.write(jsonrpc.error_response(rid, exc.code, exc.message, exc.data))

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from mcp_eras.bridge import eras
 from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import legacy_upstream as tx
 
 Signal = Literal[
     "discover-result-modern",
@@ -138,3 +139,28 @@ def discover_deadline(ready_at: float, probe_timeout: float) -> float:
     """When silence becomes "no-answer": ``probe_timeout`` after the child is ready (its first output, or the
     moment it was spawned when it prints nothing), never counted from a spawn that is still loading."""
     return ready_at + probe_timeout
+
+
+def needs_confirmation(state: ProbeState) -> bool:
+    """A provisional legacy verdict (a refused or unanswered ``server/discover``) is confirmed with ``initialize``
+    on the same child before it stands: 2026-07-28 basic/transports/stdio.mdx §Backward Compatibility (fall back to
+    ``initialize``) and basic/versioning.mdx §Backward Compatibility with Initialization-Based Versions (the fallback
+    MUST NOT rest on a single signal)."""
+    return state.era == eras.LEGACY and not state.final
+
+
+def confirm_params(first_request: Any, bridge_info: dict[str, str]) -> dict[str, Any]:
+    """The ``initialize`` params of the confirmation: exactly what the first caller's own 2025 session sends (its
+    capabilities and clientInfo from the request ``_meta``; the bridge's info when it has none), so that session is
+    the confirmed child (one spawn). 2025-11-25 basic/lifecycle.mdx §Initialization fixes both for the session."""
+    request = first_request if isinstance(first_request, dict) else {}
+    info = tx.client_info(request)
+    client_info = {"name": str(info.get("name")), "version": str(info.get("version", "0"))} if info else dict(bridge_info)
+    return tx.initialize_params(tx.client_capabilities(request), client_info)
+
+
+def handshake_serves(probe_params: Any, session_params: Any) -> bool:
+    """Whether a child confirmed with ``probe_params`` can be the session that would send ``session_params``: a
+    2025 server is initialized once per connection (2025-11-25 basic/lifecycle.mdx §Initialization), so only the
+    same capabilities and clientInfo may reuse it; any other session needs its own child."""
+    return isinstance(probe_params, dict) and probe_params == session_params

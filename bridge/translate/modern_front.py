@@ -68,6 +68,21 @@ def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MO
         raise FrameError(INVALID_PARAMS, "Invalid params: notifications filter is required", id=rid)
 
 
+def initialize_refusal(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> FrameError | None:
+    """``initialize`` on a connection serving 2026-07-28 (its first request had the 2026 ``_meta``): refused the way a
+    2026 server refuses a revision it does not serve, -32022 naming the versions it does (2026-07-28
+    basic/versioning.mdx §Protocol Version Negotiation; §Backward Compatibility with Initialization-Based Versions: a
+    dual-era client that gets it retries ``server/discover`` at a named version instead of giving up). None when the
+    request names no version (the error's ``data.requested`` is required): then it is a removed method like any other."""
+    params = msg.get("params")
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    if msg.get("method") != "initialize" or not isinstance(requested, str):
+        return None
+    return FrameError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version: this connection serves 2026-07-28; "
+                      "the initialize handshake is not accepted", {"supported": list(supported_versions), "requested": requested},
+                      id=msg.get("id"))
+
+
 def validate_notification(msg: Message) -> None:
     if msg["method"] != "notifications/cancelled":
         # Unknown notifications are ignored (2026-07-28 basic/index.mdx §Notifications); nothing to check.

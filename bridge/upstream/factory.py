@@ -23,8 +23,15 @@ from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.translate import era_probe
 from mcp_eras.bridge.translate.era_probe import classify_discover_answer
 from mcp_eras.bridge.translate.modern_upstream import bridge_meta
+from mcp_eras.bridge.upstream import prespawn
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
-from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SseTransport, StdioTransport, StreamableHttpTransport
+from mcp_eras.bridge.upstream.legacy_transport import (
+    Handshake,
+    LegacyTransport,
+    SseTransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.probe")
@@ -59,7 +66,9 @@ class ProbeResult:
     discover: Message | None = None
     detail: str = ""
     child: ChildProcess | None = None
-    """stdio, modern, ``keep_child``: the probed child, to serve from (one spawn)."""
+    """stdio with ``keep_child``: the probed child, to serve from (one spawn)."""
+    handshake: Handshake | None = None
+    """stdio, legacy, with ``child``: the ``initialize`` it already answered (its first session adopts it)."""
 
 
 def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Message:
@@ -106,80 +115,109 @@ PROBE_ID = "mcp-bridge-probe"
 CONFIRM_ID = "mcp-bridge-probe-initialize"
 
 
-async def _first_answer(child: ChildProcess, answers: asyncio.Queue[Message], settings: Settings) -> Message | None:
-    """The child's answer to the probe, or None: the child may load silently for up to ``probe_start_timeout``;
-    from its first output on (stdout or stderr) it has ``probe_timeout`` to answer (``era_probe.discover_deadline``)."""
-    loop = asyncio.get_running_loop()
-    get = asyncio.ensure_future(answers.get())
-    seen = asyncio.ensure_future(child.output_seen.wait())
-    try:
-        done, _ = await asyncio.wait({get, seen}, timeout=settings.probe_start_timeout, return_when=asyncio.FIRST_COMPLETED)
-        if get in done:
-            return get.result()
-        if not done:
-            return None
-        deadline = era_probe.discover_deadline(loop.time(), settings.probe_timeout)
-        try:
-            return await asyncio.wait_for(asyncio.shield(get), max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            return None
-    finally:
-        get.cancel()
-        seen.cancel()
+class StdioProbe:
+    """The era probe of a stdio server, on the child that then serves (one spawn per upstream).
 
+    ``ask()`` spawns the child and asks ``server/discover``; ``conclude()`` confirms a provisional legacy verdict
+    with ``initialize`` on the same child (the first caller's identity: ``era_probe.confirm_params``) and hands the
+    child over: to the modern upstream, or with its ``Handshake`` to the first 2025 session. The decisions are the
+    pure table's (``era_probe``); this shell only waits and forwards."""
 
-async def _confirm_legacy(child: ChildProcess, answers: asyncio.Queue[Message], settings: Settings,
-                          state: era_probe.ProbeState) -> Message | None:
-    """A provisional legacy verdict is checked on the same child with ``initialize``: a modern-only server refuses
-    it naming its versions (the re-probe); a late answer to ``server/discover`` counts too. Returns that answer."""
-    init = jsonrpc.request(CONFIRM_ID, "initialize", {"protocolVersion": eras.LEGACY, "capabilities": {},
-                                                      "clientInfo": settings.bridge_info()})
-    try:
-        await child.send(init)
-        async with asyncio.timeout(settings.probe_timeout):
-            while True:
-                msg = await answers.get()
-                if msg.get("id") == PROBE_ID:
-                    era_probe.observe(state, era_probe.discover_signal(None, msg))
-                    return msg
-                if msg.get("id") == CONFIRM_ID:
-                    era_probe.observe(state, era_probe.initialize_signal(msg))
-                    return None
-    except (TimeoutError, UpstreamError):
-        return None
+    def __init__(self, target: Target, settings: Settings) -> None:
+        self.target = target
+        self.settings = settings
+        self.answers: asyncio.Queue[Message] = asyncio.Queue()
+        self.state = era_probe.ProbeState()
+        self.answer: Message | None = None
+        self.child = ChildProcess(target.command, on_message=self._on_message, env=target.env, inherit_env=target.inherit_env,
+                                  cwd=target.cwd, name=f"{target.name}-probe", quiet=True, max_line_bytes=settings.max_line_bytes,
+                                  backoff_initial=settings.respawn_backoff_initial, backoff_max=settings.respawn_backoff_max)
 
-
-async def probe_stdio(target: Target, settings: Settings, keep_child: bool = False) -> ProbeResult:
-    """Spawn the server once and ask ``server/discover`` (then ``initialize`` when that says legacy). With
-    ``keep_child`` a modern server's child is handed over in ``ProbeResult.child`` (no second spawn); otherwise,
-    and always for legacy servers (they were asked an era-ambiguous question), it is stopped."""
-    answers: asyncio.Queue[Message] = asyncio.Queue()
-
-    async def on_message(msg: Message) -> None:
+    async def _on_message(self, msg: Message) -> None:
         if jsonrpc.is_response(msg):
-            answers.put_nowait(msg)
+            self.answers.put_nowait(msg)
 
-    child = ChildProcess(target.command, on_message=on_message, env=target.env, inherit_env=target.inherit_env,
-                         cwd=target.cwd, name=f"{target.name}-probe", quiet=True)
-    state = era_probe.ProbeState()
-    handed_over = False
-    try:
-        await child.start()
-        await child.wait_ready(settings.connect_timeout)
-        await child.send(discover_request(settings, PROBE_ID))
-        answer = await _first_answer(child, answers, settings)
-        era_probe.observe(state, era_probe.discover_signal(None, answer) if answer is not None else "no-answer")
-        if state.era == eras.LEGACY and not state.final:
-            answer = await _confirm_legacy(child, answers, settings, state) or answer
-        era = state.era or eras.LEGACY
-        discover = answer.get("result") if era == eras.MODERN and isinstance(answer, dict) else None
-        result = ProbeResult(era, "stdio", discover if isinstance(discover, dict) else None, detail=", ".join(state.signals))
-        if era == eras.MODERN and keep_child:
-            result.child, handed_over = child, True
+    async def ask(self) -> None:
+        """Spawn and ask ``server/discover``; afterwards ``state`` holds the discover evidence."""
+        await self.child.start()
+        await self.child.wait_ready(self.settings.connect_timeout)
+        await self.child.send(discover_request(self.settings, PROBE_ID))
+        self.answer = await self._first_answer()
+        era_probe.observe(self.state, era_probe.discover_signal(None, self.answer) if self.answer is not None else "no-answer")
+
+    async def _first_answer(self) -> Message | None:
+        """The child's answer to the probe, or None: the child may load silently for up to ``probe_start_timeout``;
+        from its first output on (stdout or stderr) it has ``probe_timeout`` to answer (``era_probe.discover_deadline``)."""
+        loop = asyncio.get_running_loop()
+        get = asyncio.ensure_future(self.answers.get())
+        seen = asyncio.ensure_future(self.child.output_seen.wait())
+        try:
+            done, _ = await asyncio.wait({get, seen}, timeout=self.settings.probe_start_timeout, return_when=asyncio.FIRST_COMPLETED)
+            if get in done:
+                return get.result()
+            if not done:
+                return None
+            deadline = era_probe.discover_deadline(loop.time(), self.settings.probe_timeout)
+            try:
+                return await asyncio.wait_for(asyncio.shield(get), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                return None
+        finally:
+            get.cancel()
+            seen.cancel()
+
+    async def _confirm(self, params: Message) -> Message | None:
+        """``initialize`` on the same child: a modern-only server refuses it naming its versions (the re-probe); a
+        late answer to ``server/discover`` counts too. Returns the InitializeResult when the handshake succeeded."""
+        try:
+            await self.child.send(jsonrpc.request(CONFIRM_ID, "initialize", params))
+            async with asyncio.timeout(self.settings.probe_timeout):
+                while True:
+                    msg = await self.answers.get()
+                    if msg.get("id") == PROBE_ID:
+                        self.answer = msg
+                        era_probe.observe(self.state, era_probe.discover_signal(None, msg))
+                        if self.state.final:
+                            return None
+                    if msg.get("id") == CONFIRM_ID:
+                        era_probe.observe(self.state, era_probe.initialize_signal(msg))
+                        result = msg.get("result")
+                        return result if isinstance(result, dict) else None
+        except (TimeoutError, UpstreamError):
+            return None
+
+    async def conclude(self, first_request: Message | None = None, keep_child: bool = False) -> ProbeResult:
+        """The verdict. With ``keep_child`` the child is handed over in the result (modern, or legacy with the
+        handshake done for ``first_request``'s identity); otherwise it is stopped."""
+        handshake: Handshake | None = None
+        if era_probe.needs_confirmation(self.state):
+            params = era_probe.confirm_params(first_request, self.settings.bridge_info())
+            init = await self._confirm(params)
+            if init is not None:
+                handshake = Handshake(params, init)
+        era = self.state.era or eras.LEGACY
+        discover = self.answer.get("result") if era == eras.MODERN and isinstance(self.answer, dict) else None
+        result = ProbeResult(era, "stdio", discover if isinstance(discover, dict) else None, detail=", ".join(self.state.signals))
+        if keep_child and (era == eras.MODERN or handshake is not None):
+            result.child, result.handshake = self.child, handshake if era == eras.LEGACY else None
+        else:
+            await self.aclose()
         return result
-    finally:
-        if not handed_over:
-            await child.aclose()
+
+    async def aclose(self) -> None:
+        await self.child.aclose()
+
+
+async def probe_stdio(target: Target, settings: Settings, keep_child: bool = False,
+                      first_request: Message | None = None) -> ProbeResult:
+    """Spawn the server once and ask ``server/discover`` (then ``initialize`` when that says legacy)."""
+    stdio = StdioProbe(target, settings)
+    try:
+        await stdio.ask()
+    except BaseException:
+        await stdio.aclose()
+        raise
+    return await stdio.conclude(first_request, keep_child)
 
 
 async def probe(target: Target, settings: Settings, keep_child: bool = False) -> ProbeResult:
@@ -188,8 +226,12 @@ async def probe(target: Target, settings: Settings, keep_child: bool = False) ->
     return await probe_stdio(target, settings, keep_child)
 
 
-def legacy_upstream(target: Target, settings: Settings, transport: str | None = None) -> LegacyUpstream:
+def legacy_upstream(target: Target, settings: Settings, transport: str | None = None,
+                    adopt: ProbeResult | None = None) -> LegacyUpstream:
+    """A 2025 upstream. ``adopt``: a stdio probe's result with its child; the first session runs on that child."""
     kind = transport or target.transport
+    adopted: list[ChildProcess] = [adopt.child] if adopt is not None and adopt.child is not None else []
+    handshake = adopt.handshake if adopt is not None else None
     client: httpx.AsyncClient | None = None
     if target.url:
         # Connections are not capped (every pooled session holds a GET stream) but all of them are
@@ -209,17 +251,21 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
             if kind == "sse":
                 return SseTransport(target.url, client, headers, timeout=settings.connect_timeout)
             return StreamableHttpTransport(target.url, client, headers, timeout=settings.request_timeout)
+        child = adopted.pop() if adopted else None
         return StdioTransport(target.command, env=target.env, cwd=target.cwd, inherit_env=target.inherit_env, name=target.name,
                               max_line_bytes=settings.max_line_bytes, backoff_initial=settings.respawn_backoff_initial,
-                              backoff_max=settings.respawn_backoff_max)
+                              backoff_max=settings.respawn_backoff_max, child=child, handshake=handshake if child else None)
 
     up = LegacyUpstream(factory, settings, name=target.name)
-    if client is not None:
+    if client is not None or adopted:
         original = up.aclose
 
         async def aclose() -> None:
             await original()
-            await client.aclose()
+            for child in adopted:  # never claimed by a session
+                await child.aclose()
+            if client is not None:
+                await client.aclose()
 
         up.aclose = aclose  # type: ignore[method-assign]
     return up
@@ -235,8 +281,11 @@ def modern_upstream(target: Target, settings: Settings, process: ChildProcess | 
 
 
 class AutoUpstream(Upstream):
-    """Probes the target's era on first use, delegates, and re-probes when the answer expires or
-    the delegate fails in an era-typical way (a server upgraded in place is noticed)."""
+    """Probes the target's era on first use and delegates to the upstream of that era.
+
+    A stdio target is spawned once: ``start()`` asks the child ``server/discover``; a modern answer makes it the
+    modern upstream's child at once, a provisional legacy one is confirmed with ``initialize`` on the first request,
+    for that caller's identity, and the child becomes the first 2025 session (``StdioProbe``)."""
 
     def __init__(self, target: Target, settings: Settings) -> None:
         self.target = target
@@ -244,16 +293,37 @@ class AutoUpstream(Upstream):
         self.delegate: Upstream | None = None
         self.probed_at = 0.0
         self.probe_result: ProbeResult | None = None
+        self._pending: StdioProbe | None = None
         self._lock = asyncio.Lock()
         self.era = eras.LEGACY
 
-    async def _resolve(self) -> Upstream:
+    async def _ask(self) -> StdioProbe | None:
+        """stdio: spawn and ask ``server/discover`` once (under the lock); the probe awaiting its verdict."""
+        if self.target.url or self._pending is not None:
+            return self._pending
+        stdio = StdioProbe(self.target, self.settings)
+        prespawn.discard()  # started early for another command line than the one the CLI settled on
+        try:
+            await stdio.ask()
+        except BaseException:
+            await stdio.aclose()
+            raise
+        self._pending = stdio
+        return stdio
+
+    async def _resolve(self, first_request: Message | None = None, ctx: CallContext | None = None) -> Upstream:
         if self.delegate is not None:
             return self.delegate
         async with self._lock:
             if self.delegate is not None:
                 return self.delegate
-            result = await probe(self.target, self.settings, keep_child=True)
+            stdio = await self._ask()
+            if stdio is None:
+                result = await probe(self.target, self.settings)
+            else:
+                identity = first_request if first_request is not None else ctx.identity_request() if ctx else None
+                self._pending = None
+                result = await stdio.conclude(identity, keep_child=True)
             self.probe_result = result
             self.probed_at = time.monotonic()
             log.info("upstream %s speaks %s (%s%s)", self.target.name, result.era, result.transport,
@@ -263,24 +333,36 @@ class AutoUpstream(Upstream):
             if result.era == eras.MODERN:
                 self.delegate = modern_upstream(self.target, self.settings, result.child)
             else:
-                self.delegate = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None)
-            await self.delegate.start()
+                self.delegate = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
+                                                adopt=result)
+            if result.child is None:
+                await self.delegate.start()  # fail fast (an adopted child is running and answered already)
             return self.delegate
 
     async def start(self) -> None:
+        if self.delegate is not None:
+            return
+        if self.target.command:
+            async with self._lock:
+                stdio = await self._ask()
+            if stdio is not None and not era_probe.needs_confirmation(stdio.state):
+                await self._resolve()  # modern (or no confirmation possible): nothing waits for the caller
+            return
         await self._resolve()
 
     async def discover(self, ctx: CallContext) -> Message:
-        return await (await self._resolve()).discover(ctx)
+        return await (await self._resolve(None, ctx)).discover(ctx)
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         try:
-            delegate = await self._resolve()
+            delegate = await self._resolve(request, ctx)
         except UpstreamError as exc:
             return jsonrpc.error_response(request.get("id"), jsonrpc.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
         return await delegate.call(request, ctx, emit)
 
     async def aclose(self) -> None:
+        if self._pending is not None:
+            await self._pending.aclose()
         if self.delegate is not None:
             await self.delegate.aclose()
 

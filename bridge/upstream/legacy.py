@@ -78,12 +78,13 @@ class LegacyUpstream(Upstream):
         another identity retires it while idle (a stdio upstream would otherwise keep two children)."""
         await self._ready(*await self._session(None, CallContext()))
 
-    async def discover(self, ctx: CallContext) -> Message:
-        # Any ready session of this caller has the upstream's InitializeResult; prefer it to a new one.
+    async def discover(self, ctx: CallContext, request: Message | None = None) -> Message:
+        # Any ready session of this caller has the upstream's InitializeResult; prefer it to a new one. A new one
+        # is opened for the identity the caller's requests carry (when known), so it is the one they then use.
         for session in self.live.values():
             if session.rec.principal == ctx.principal and session.state == "ready":
                 return self._discover_result(session)
-        session = await self._ready(*await self._session(None, ctx))
+        session = await self._ready(*await self._session(request or ctx.identity_request(), ctx))
         return self._discover_result(session)
 
     async def _ready(self, session: LegacySession, _exclusive: bool = False) -> LegacySession:
@@ -122,7 +123,7 @@ class LegacyUpstream(Upstream):
         if method == "server/discover":
             # The server's InitializeResult does not depend on who asks: any ready session of the caller's
             # credentials answers (on a cold stdio upstream, the one start() opened: no second spawn first).
-            return jsonrpc.result_response(request["id"], await self.discover(ctx))
+            return jsonrpc.result_response(request["id"], await self.discover(ctx, request))
         if "requestState" in params and method in eras.MRTR_METHODS:
             return await self._resume(request, ctx, emit)
         session, exclusive = await self._session(request, ctx)

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
@@ -21,7 +22,7 @@ from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from mcp_eras.bridge.sse import iter_sse
-from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate import era_probe, errors
 from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
@@ -77,19 +78,39 @@ class LegacyTransport(ABC):
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Handshake:
+    """The ``initialize`` an adopted child already answered (the era probe's confirmation) and its result."""
+
+    params: Message
+    result: Message
+
+
 class StdioTransport(LegacyTransport):
-    """One child process = one legacy session. A respawned child is a new, uninitialized session."""
+    """One child process = one legacy session. A respawned child is a new, uninitialized session.
+
+    ``child`` adopts an already-running child (the era probe's: one spawn per upstream). With ``handshake`` it was
+    initialized already: the session's own ``initialize`` is answered with that result when it asks for the same
+    capabilities and clientInfo (``era_probe.handshake_serves``); another identity gets a child of its own."""
 
     kind = "stdio"
 
     def __init__(self, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
                  inherit_env: bool = True, name: str = "upstream", max_line_bytes: int = 16 * 1024 * 1024,
-                 backoff_initial: float = 0.1, backoff_max: float = 10.0) -> None:
+                 backoff_initial: float = 0.1, backoff_max: float = 10.0, child: ChildProcess | None = None,
+                 handshake: Handshake | None = None) -> None:
         super().__init__()
-        self.child = ChildProcess(
-            argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd, inherit_env=inherit_env,
-            name=name, max_line_bytes=max_line_bytes, backoff_initial=backoff_initial, backoff_max=backoff_max,
-        )
+
+        def spawn() -> ChildProcess:
+            return ChildProcess(argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd,
+                                inherit_env=inherit_env, name=name, max_line_bytes=max_line_bytes,
+                                backoff_initial=backoff_initial, backoff_max=backoff_max)
+
+        self._spawn = spawn
+        if child is not None:
+            child.on_message, child.on_exit, child.quiet, child.name = self._on_message, self._on_exit, False, name
+        self.child = child or spawn()
+        self.handshake = handshake
         self._generation = 0
 
     async def open(self) -> None:
@@ -104,6 +125,16 @@ class StdioTransport(LegacyTransport):
         await self._lost(f"upstream process exited with status {code}")
 
     async def send(self, msg: Message) -> None:
+        if self.handshake is not None and msg.get("method") == "initialize" and jsonrpc.is_request(msg):
+            handshake, self.handshake = self.handshake, None
+            if era_probe.handshake_serves(handshake.params, msg.get("params")):
+                await self._deliver(jsonrpc.result_response(msg["id"], handshake.result), None)
+                return
+            log.info("upstream %s: the probed child was initialized for another client; starting one for this session",
+                     self.child.name)
+            await self.child.aclose()
+            self.child = self._spawn()
+            await self.open()
         if self.child.generation != self._generation:
             raise SessionLost("upstream process was restarted")
         await self.child.send(msg)

@@ -10,14 +10,17 @@ import asyncio
 import contextlib
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import anyio
 
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.upstream import prespawn
 
 log = logging.getLogger("mcp_bridge.process")
 
@@ -68,6 +71,8 @@ class ChildProcess:
         self._spawn_error: BaseException | None = None
         self.output_seen = asyncio.Event()
         """Set at the child's first line on stdout or stderr (a loading server is "ready" from then on)."""
+        self._adopt: subprocess.Popen[bytes] | None = prespawn.take(self.argv, self.env, cwd)
+        """A process of this very command started before the event loop (``prespawn``): the first generation."""
 
     @property
     def alive(self) -> bool:
@@ -137,7 +142,8 @@ class ChildProcess:
         backoff = self.backoff_initial
         while not self._closed:
             try:
-                self._proc = await asyncio.create_subprocess_exec(
+                adopt, self._adopt = self._adopt, None
+                self._proc = await _adopted(adopt, self.max_line_bytes) if adopt is not None else await asyncio.create_subprocess_exec(
                     *self.argv,
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
@@ -224,3 +230,43 @@ class ChildProcess:
             if self.quiet:
                 continue
             sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")
+
+
+class _Adopted:
+    """A ``subprocess.Popen`` started before the event loop, with the ``asyncio.subprocess.Process`` surface
+    ``ChildProcess`` uses (pipes as asyncio streams; the exit is awaited in a thread, as asyncio's own watcher does)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader,
+                 stderr: asyncio.StreamReader) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self._exit: asyncio.Future[int] = asyncio.get_running_loop().run_in_executor(None, popen.wait)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exit.result() if self._exit.done() else None
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exit)
+
+    def terminate(self) -> None:
+        if self.returncode is None:
+            self.popen.terminate()
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            self.popen.kill()
+
+
+async def _adopted(popen: subprocess.Popen[bytes], limit: int) -> Any:
+    loop = asyncio.get_running_loop()
+    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+    readers = []
+    for pipe in (popen.stdout, popen.stderr):
+        reader = asyncio.StreamReader(limit=limit)
+        await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), pipe)
+        readers.append(reader)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return _Adopted(popen, writer, readers[0], readers[1])

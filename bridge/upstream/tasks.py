@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import secrets
@@ -63,6 +64,13 @@ def input_capabilities(request: Message) -> dict[str, Any]:
     caps = meta.get(eras.META_CLIENT_CAPABILITIES)
     caps = caps if isinstance(caps, dict) else {}
     return {k: dict(caps[k]) if k != "roots" else {} for k in ("elicitation", "sampling", "roots") if isinstance(caps.get(k), dict)}
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerView:
+    """What a 2025 server without tasks declares: enough to know no task session is needed."""
+
+    server_caps: dict[str, Any]
 
 
 class TaskChannel:
@@ -198,10 +206,6 @@ class TasksUpstream(Upstream):
         self.pumps: dict[str, asyncio.Task[None]] = {}
         self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
         self._channel_lock = asyncio.Lock()
-        self._tasks_verdict: bool | None = None
-        """Whether the 2025 upstream serves tasks, once a channel saw it; False: no channel is kept (each is a stdio
-        child outside --max-upstream-sessions) and the plain upstream serves every call."""
-        self._verdict_lock = asyncio.Lock()
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
 
@@ -269,7 +273,7 @@ class TasksUpstream(Upstream):
         caps = input_capabilities(request)
         if method == "server/discover":
             resp = await self.inner.call(request, ctx, emit)
-            channel = await self._view(ctx, caps)
+            channel = await self._view(ctx, caps, request)
             if channel is not None and isinstance(resp.get("result"), dict):
                 resp = {**resp, "result": tx.advertise(resp["result"], channel.server_caps)}
             return resp
@@ -277,9 +281,7 @@ class TasksUpstream(Upstream):
             wanted = (request.get("params") or {}).get("notifications")
             if not isinstance(wanted, dict) or "taskIds" not in wanted:
                 return await self.inner.call(request, ctx, emit)
-        channel = await self._view(ctx, caps)
-        if channel is None and self._tasks_verdict is False and method in eras.TASKS_EXTENSION_METHODS:
-            return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
+        channel = await self._view(ctx, caps, request)
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
         supported = tx.upstream_supports_tasks(channel.server_caps)
@@ -297,7 +299,7 @@ class TasksUpstream(Upstream):
                 raise tk.missing_extension()
             return await self._listen(request, rest, task_ids, ctx, emit)
         # tools/call
-        if not supported:
+        if not supported or not isinstance(channel, TaskChannel):
             return await self.inner.call(request, ctx, emit)
         name = (request.get("params") or {}).get("name")
         decision = tx.creation(request, await channel.tool_support(str(name)), supported)
@@ -309,26 +311,31 @@ class TasksUpstream(Upstream):
         assert task_channel is not None
         return await self._create(task_channel, request, ctx)
 
-    async def _view(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
+    async def _view(self, ctx: CallContext, caps: dict[str, Any], request: Message | None = None) -> TaskChannel | ServerView | None:
         """A ready session of this caller to read the server's capabilities and tools from (they do not
-        depend on the client's capabilities): any existing one, so discovery costs no extra session."""
-        if self._tasks_verdict is None:
-            async with self._verdict_lock:  # one channel learns the verdict, not one per concurrent caller
-                if self._tasks_verdict is None:
-                    channel = await self._channel_if_legacy(ctx, caps)
-                    if channel is None:
-                        return None  # a 2026 upstream: it serves the extension itself
-                    self._tasks_verdict = tx.upstream_supports_tasks(channel.server_caps)
-                    if self._tasks_verdict:
-                        return channel
-                    self.channels.pop(channel.key, None)
-                    await channel.close()
-        if self._tasks_verdict is False:
-            return None
+        depend on the client's capabilities): any existing one, so discovery costs no extra session. A server
+        without tasks needs no task session at all: the caller's own pool session tells (no second child)."""
         for (principal, _caps), channel in self.channels.items():
             if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
                 return channel
+        known = await self._pool_caps(ctx, request)
+        if known is not None and not tx.upstream_supports_tasks(known):
+            return ServerView(known)
         return await self._channel_if_legacy(ctx, caps)
+
+    async def _pool_caps(self, ctx: CallContext, request: Message | None) -> dict[str, Any] | None:
+        """The 2025 server's capabilities from the inner pool's session of this caller, opened for the identity its
+        calls carry (on a cold stdio upstream: the probed child); None for a 2026 upstream."""
+        if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+            return None  # resolved, and not a 2025 server
+        meta = eras.request_meta(request) if request is not None else None
+        await self.inner.discover(dataclasses.replace(ctx, identity=meta) if meta else ctx)
+        inner = getattr(self.inner, "delegate", None) or self.inner
+        for group in getattr(inner, "sessions", {}).values():
+            for session in group:
+                if session.rec.principal == ctx.principal and session.state == "ready":
+                    return dict(session.server_caps)
+        return None
 
     async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
         if not self._started:

@@ -94,3 +94,51 @@ def test_a_legacy_server_is_legacy(legacy_python: str) -> None:
     result = asyncio.run(factory.probe(factory.Target(command=[legacy_python, server], name="legacy"), settings))
     assert result.era == "2025-11-25", result
     assert result.detail.endswith("initialize-result")
+
+
+# A 2025-style server that names its process in every InitializeResult (serverInfo.version = its pid).
+PID_SERVER = (
+    "import json, os, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg.get('method') == 'initialize':\n"
+    "        result = {'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'pid', 'version': str(os.getpid())}}\n"
+    "        print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
+)
+
+
+@pytest.mark.parametrize("same_identity", [True, False])
+def test_an_adopted_child_serves_only_the_identity_it_was_initialized_for(same_identity: bool) -> None:
+    """The probe's handshake is reused for a session of the same capabilities and clientInfo; another one gets a
+    child of its own (2025-11-25 basic/lifecycle.mdx §Initialization: one initialize per connection)."""
+    from mcp_eras.bridge import jsonrpc
+    from mcp_eras.bridge.upstream.legacy_transport import Handshake, StdioTransport
+    from mcp_eras.bridge.upstream.process import ChildProcess
+
+    async def main() -> tuple[str, str]:
+        answers: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def deliver(msg: Any, _related: Any) -> None:
+            answers.put_nowait(msg)
+
+        async def ignore(_msg: Any) -> None:
+            return None
+
+        probe = ChildProcess([sys.executable, "-c", PID_SERVER], on_message=ignore, name="probe")
+        await probe.start()
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}
+        probed = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "pid", "version": str(probe.pid)}}
+        transport = StdioTransport([sys.executable, "-c", PID_SERVER], child=probe, handshake=Handshake(params, probed))
+        transport.bind(deliver, lambda _why: asyncio.sleep(0))
+        try:
+            await transport.open()
+            asked = params if same_identity else {**params, "clientInfo": {"name": "b", "version": "1"}}
+            await transport.send(jsonrpc.request(1, "initialize", asked))
+            answer = await asyncio.wait_for(answers.get(), 30)
+            return str(probe.pid), answer["result"]["serverInfo"]["version"]
+        finally:
+            await transport.close()
+            await probe.aclose()
+
+    probe_pid, serving_pid = asyncio.run(main())
+    assert (serving_pid == probe_pid) is same_identity
