@@ -69,6 +69,8 @@ class LegacyUpstream(Upstream):
         """Identity key -> waiters woken for a free lease that have not taken it yet."""
         self._resumers: dict[str, deque[tuple[int, asyncio.Future[None]]]] = {}
         """Session id -> parked calls of that session waiting to run again (they get its lease first)."""
+        self._opening: dict[str, asyncio.Event] = {}
+        """Sessions granted new whose predecessors are still closing: others granted them wait (never a KeyError)."""
         self._closed = False
 
     # --- Upstream interface ----------------------------------------------------------------------------
@@ -218,22 +220,42 @@ class LegacyUpstream(Upstream):
             self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
             raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
                              {"limit": "per_identity_sessions"}, http_status=503)
-        # Sessions evicted or retired for a new one are closed before it opens: never more live children than the cap.
-        for sid in () if choice.new else choice.retire:
-            retired = self.live.pop(sid, None)
-            if retired is not None:
-                self._spawn(retired.close())
-        with anyio.CancelScope(shield=True):
-            for sid in (*choice.evict, *choice.retire) if choice.new else ():
-                old = self.live.pop(sid, None)
-                if old is not None:
-                    with contextlib.suppress(Exception):
-                        await old.close()
         if not choice.new:
-            return self.live[choice.sid], choice.exclusive
-        session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[choice.sid])
-        self.live[choice.sid] = session
+            for sid in choice.retire:
+                retired = self.live.pop(sid, None)
+                if retired is not None:
+                    self._spawn(retired.close())
+            return await self._opened(choice), choice.exclusive
+        # Sessions evicted or retired for a new one are closed before it opens: never more live children than the cap.
+        # Callers granted the new session meanwhile (same identity) wait for it in ``_opened``.
+        opening = self._opening[choice.sid] = asyncio.Event()
+        try:
+            with anyio.CancelScope(shield=True):
+                for sid in (*choice.evict, *choice.retire):
+                    old = self.live.pop(sid, None)
+                    if old is not None:
+                        with contextlib.suppress(Exception):
+                            await old.close()
+            session = LegacySession(self, self.transport_factory(ctx), self.pool.sessions[choice.sid])
+            self.live[choice.sid] = session
+        finally:
+            opening.set()
+            self._opening.pop(choice.sid, None)
         return session, choice.exclusive
+
+    async def _opened(self, choice: Grant) -> LegacySession:
+        """The live session of an existing grant, once its opener has made it live."""
+        opening = self._opening.get(choice.sid)
+        if opening is not None:
+            await opening.wait()
+        session = self.live.get(choice.sid)
+        if session is None:  # its opener failed before making it live: the grant goes back
+            self.pool.unclaim(choice.sid)
+            if choice.exclusive:
+                self.pool.release(choice.sid)
+                self._lease_freed(choice.sid)
+            raise UpstreamError("upstream session could not be opened")
+        return session
 
     def _release(self, session: LegacySession) -> None:
         self.pool.release(session.sid)

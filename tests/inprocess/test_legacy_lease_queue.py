@@ -139,3 +139,29 @@ async def test_a_resuming_parked_call_takes_its_session_lease_before_queued_call
     assert done[1]["result"]["content"][0]["text"] == "accept"
     assert done[2]["result"]["content"][0]["text"] == "w"
     await up.aclose()
+
+
+async def test_callers_granted_a_session_still_opening_wait_for_it() -> None:
+    """The first client session retires the provisional one and closes it before its own child starts (the
+    cap on children); callers of the same identity granted the new session meanwhile wait for it to be live
+    (they got KeyError, -32603, when the close took a while)."""
+    bank = TransportBank()
+    up = upstream(bank)
+    await up.start()
+    provisional, closing, gate = bank.made[0], asyncio.Event(), asyncio.Event()
+    close = provisional.close
+
+    async def slow_close() -> None:
+        closing.set()
+        await gate.wait()
+        await close()
+
+    provisional.close = slow_close  # type: ignore[method-assign]
+    calls = [asyncio.ensure_future(up.call(tools_call(rid, "echo", text=str(rid)), ALICE, discard)) for rid in range(8)]
+    await asyncio.wait_for(closing.wait(), 10)
+    await until(lambda: sum(s.claims for s in up.pool.sessions.values()) >= 8)  # all eight granted the new session
+    gate.set()
+    answers = await asyncio.wait_for(asyncio.gather(*calls), 10)
+    assert [a["id"] for a in answers if "result" in a] == list(range(8)), answers
+    assert len(bank.made) == 2 and provisional.closed
+    await up.aclose()
