@@ -23,7 +23,6 @@ import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.core import CallContext, Emit
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.store.base import Store, StoreError
@@ -39,12 +38,6 @@ SPACE = "tasks"
 ROUTED = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/result"})
 UNLIMITED_TTL_MS = 7 * 24 * 3600 * 1000
 """How long the shared copy of a task with no TTL (``ttl: null``) is kept."""
-
-
-def task_owner(task_id: str) -> str | None:
-    """The instance named by a scaled-out bridge id (``<random>.<instance>``), else None."""
-    _random, dot, owner = task_id.partition(".")
-    return owner if dot and owner else None
 
 
 def minter(instance: str) -> Callable[[], str]:
@@ -126,7 +119,7 @@ class ClusterTasks:
         task_id = params.get("taskId") if isinstance(params, dict) else None
         if request.get("method") not in ROUTED or not isinstance(task_id, str) or self.store.get(task_id) is not None:
             return None
-        owner = task_owner(task_id)
+        owner = tk.owner_instance(task_id)
         if owner is None:
             return None
         try:
@@ -147,9 +140,7 @@ class ClusterTasks:
         return None
 
     def _take_over(self, record: tk.TaskRecord, why: str) -> None:
-        if record.upstream_era != eras.MODERN:
-            # The upstream task lived in the gone instance's 2025 session: it is lost with it.
-            tk.lost(record, why, self.now_ms())
+        if tk.taken_over(record, why, self.now_ms()):
             self.counts["lost"] += 1
         self.counts["taken_over"] += 1
         log.info("task %s taken over (%s)", record.bridge_id, why)
