@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -33,62 +32,51 @@ def fleet_config(path: Path, upstream_url: str, store: str, key: str | None = sc
     return path
 
 
-@dataclass
-class FleetInstance:
-    instance_id: str
-    port: int
-    proc: subprocess.Popen
+def url(inst: scale_peers.Instance, server: str = "mrtr") -> str:
+    return f"http://127.0.0.1:{inst.port}/servers/{server}/mcp"
 
-    def url(self, server: str = "mrtr") -> str:
-        return f"http://127.0.0.1:{self.port}/servers/{server}/mcp"
 
-    def health(self) -> dict:
-        return httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
+def health(inst: scale_peers.Instance) -> dict:
+    return httpx.get(f"http://127.0.0.1:{inst.port}/healthz", timeout=10).json()
 
 
 @pytest.fixture
-def fleet(tmp_path: Path) -> Iterator[tuple[FleetInstance, FleetInstance]]:
+def fleet(tmp_path: Path) -> Iterator[tuple[scale_peers.Instance, scale_peers.Instance]]:
     port = peers.free_port()
     server = [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "mrtr_server.py"), "http", "--port", str(port)]
     with peers.running(server, port), scale_peers.redis_server() as store:
         config = fleet_config(tmp_path / "fleet.toml", f"http://127.0.0.1:{port}/mcp", store)
-        started = []
+        started: list[scale_peers.Instance] = []
         try:
             for name in ("fleet-a", "fleet-b"):
                 bind = peers.free_port()
-                # The first takes its id from the config's [bridge] instance_id overridden by the option; the
-                # second from the MCP_BRIDGE_INSTANCE_ID variable (the serve options override the file).
+                # fleet-a's id is the option's, fleet-b's the MCP_BRIDGE_INSTANCE_ID variable's: both override the
+                # config's [bridge] instance_id.
                 cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{bind}", "--log-level", "warning"]
                 env = {"MCP_BRIDGE_ADMIN_TOKEN": "scale-fleet-admin"}
                 if name == "fleet-a":
                     cmd += ["--instance-id", name]
                 else:
                     env["MCP_BRIDGE_INSTANCE_ID"] = name
-                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env={**dict(os.environ), **env})
-                started.append(FleetInstance(name, bind, proc))
-                peers.wait_port(bind, proc)
+                started.append(scale_peers.Instance(name, bind, cmd, env=env))
+                started[-1].start()
             yield started[0], started[1]
         finally:
             for inst in started:
-                inst.proc.terminate()
-                try:
-                    inst.proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    inst.proc.kill()
-                    inst.proc.wait()
+                inst.stop()
 
 
-def test_fleet_retry_sealed_by_the_other_instance_is_forwarded(fleet: tuple[FleetInstance, FleetInstance]) -> None:
+def test_fleet_retry_sealed_by_the_other_instance_is_forwarded(fleet: tuple[scale_peers.Instance, scale_peers.Instance]) -> None:
     a, b = fleet
-    r1 = modern_tool_call(a.url(), "two_questions", 1)
+    r1 = modern_tool_call(url(a), "two_questions", 1)
     (key,) = r1["result"]["inputRequests"]
     # The retry lands on b: forwarded to a, which holds the parked upstream call.
-    r2 = modern_tool_call(b.url(), "two_questions", 2, responses={key: NAME}, state=r1["result"]["requestState"])
+    r2 = modern_tool_call(url(b), "two_questions", 2, responses={key: NAME}, state=r1["result"]["requestState"])
     assert r2["result"]["resultType"] == "input_required", r2
     (key2,) = r2["result"]["inputRequests"]
-    r3 = modern_tool_call(b.url(), "two_questions", 3, responses={key2: COLOR}, state=r2["result"]["requestState"])
+    r3 = modern_tool_call(url(b), "two_questions", 3, responses={key2: COLOR}, state=r2["result"]["requestState"])
     assert r3["result"]["content"][0]["text"] == "Ada likes teal", r3
-    cluster_a, cluster_b = (inst.health()["servers"]["mrtr"]["cluster"] for inst in (a, b))
+    cluster_a, cluster_b = (health(inst)["servers"]["mrtr"]["cluster"] for inst in (a, b))
     assert cluster_a["instance"] == "fleet-a" and cluster_b["instance"] == "fleet-b"
     assert sorted(cluster_b["instances"]) == ["fleet-a", "fleet-b"], cluster_b
     assert cluster_b["forwarded"]["out"] == 2 and cluster_a["forwarded"]["in"] == 2, (cluster_a, cluster_b)
@@ -96,15 +84,15 @@ def test_fleet_retry_sealed_by_the_other_instance_is_forwarded(fleet: tuple[Flee
     assert 'mcp_bridge_cluster_forwarded_total{instance="fleet-b",server="mrtr"} 2' in metrics, metrics
 
 
-def test_fleet_servers_keep_their_state_apart(fleet: tuple[FleetInstance, FleetInstance]) -> None:
+def test_fleet_servers_keep_their_state_apart(fleet: tuple[scale_peers.Instance, scale_peers.Instance]) -> None:
     a, b = fleet
-    r1 = modern_tool_call(a.url("mrtr"), "two_questions", 1)
+    r1 = modern_tool_call(url(a, "mrtr"), "two_questions", 1)
     (key,) = r1["result"]["inputRequests"]
     # The same upstream under another server name: its instances' registry and parked calls are its own, so the
     # token (authentic: one key) is not forwarded into the wrong server.
-    wrong = modern_tool_call(b.url("other"), "two_questions", 2, responses={key: NAME}, state=r1["result"]["requestState"])
+    wrong = modern_tool_call(url(b, "other"), "two_questions", 2, responses={key: NAME}, state=r1["result"]["requestState"])
     assert wrong["error"]["code"] == -32602, wrong
-    right = modern_tool_call(b.url("mrtr"), "two_questions", 3, responses={key: NAME}, state=r1["result"]["requestState"])
+    right = modern_tool_call(url(b, "mrtr"), "two_questions", 3, responses={key: NAME}, state=r1["result"]["requestState"])
     assert right["result"]["resultType"] == "input_required", right
 
 
