@@ -110,7 +110,7 @@ def test_store_down_parked_calls_still_complete(legacy_upstream: list[str]) -> N
         (key2,) = r2["result"]["inputRequests"]
         # ... and a retry landing elsewhere still reaches it (the registry as of the last heartbeat).
         r3 = modern_tool_call(b.url, "two_questions", 3, responses={key2: COLOR}, state=r2["result"]["requestState"], timeout=20)
-        assert r3["result"]["content"][0]["text"] == "Ada likes teal", r3
+        assert "result" in r3 and r3["result"]["content"][0]["text"] == "Ada likes teal", r3
 
 
 def owner_of_session(c: scale_peers.Cluster) -> scale_peers.Instance:
