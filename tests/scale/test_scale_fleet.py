@@ -1,13 +1,15 @@
 """#11 fleet mode scaled out, real parts: two ``mcp-bridge serve --config`` instances share a redis-server
 through ``[bridge] state_store``/``state_key``. A 2026 client's MRTR retry whose requestState names the
 other instance is forwarded to it (under ``/servers/<name>/internal/forward``) and the flow completes; a
-token of one fleet server is not forwarded to another server's instance; a shared store without a key is
-refused at start in one line (exit status 2)."""
+token of one fleet server is not forwarded to another server's instance; a 2025 session of a 2026 server
+opened on one instance is served through the other; a shared store without a key is refused at start in one
+line (exit status 2)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,17 +20,22 @@ from scale_peers import modern_tool_call
 
 import peers
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from direction_b_peers import MODERN_SERVER  # noqa: E402
+
 pytestmark = [pytest.mark.legacy_peer]
 
 NAME = {"action": "accept", "content": {"name": "Ada"}}
 COLOR = {"action": "accept", "content": {"color": "teal"}}
 
 
-def fleet_config(path: Path, upstream_url: str, store: str, key: str | None = scale_peers.STATE_KEY) -> Path:
+def fleet_config(path: Path, upstream_url: str, store: str, key: str | None = scale_peers.STATE_KEY,
+                 modern_url: str | None = None) -> Path:
     key_line = f'state_key = "{key}"\n' if key else ""
     servers = "".join(f'[servers.{name}]\nurl = "{upstream_url}"\nera = "2025-11-25"\n\n' for name in ("mrtr", "other"))
-    path.write_text(f'[bridge]\nfront_era = "2026-07-28"\nstate_store = "{store}"\n{key_line}instance_id = "from-config"\n\n'
-                    + servers)
+    if modern_url:
+        servers += f'[servers.modern]\nurl = "{modern_url}"\nera = "2026-07-28"\n'
+    path.write_text(f'[bridge]\nstate_store = "{store}"\n{key_line}instance_id = "from-config"\n\n' + servers)
     return path
 
 
@@ -42,10 +49,14 @@ def health(inst: scale_peers.Instance) -> dict:
 
 @pytest.fixture
 def fleet(tmp_path: Path) -> Iterator[tuple[scale_peers.Instance, scale_peers.Instance]]:
-    port = peers.free_port()
+    port, modern_port = peers.free_port(), peers.free_port()
     server = [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "mrtr_server.py"), "http", "--port", str(port)]
-    with peers.running(server, port), scale_peers.redis_server() as store:
-        config = fleet_config(tmp_path / "fleet.toml", f"http://127.0.0.1:{port}/mcp", store)
+    script = tmp_path / "modern_server.py"
+    script.write_text(MODERN_SERVER)
+    with peers.running(server, port), peers.running([peers.MODERN_PYTHON, str(script), "http", str(modern_port)], modern_port), \
+            scale_peers.redis_server() as store:
+        config = fleet_config(tmp_path / "fleet.toml", f"http://127.0.0.1:{port}/mcp", store,
+                              modern_url=f"http://127.0.0.1:{modern_port}/mcp")
         started: list[scale_peers.Instance] = []
         try:
             for name in ("fleet-a", "fleet-b"):
@@ -94,6 +105,19 @@ def test_fleet_servers_keep_their_state_apart(fleet: tuple[scale_peers.Instance,
     assert wrong["error"]["code"] == -32602, wrong
     right = modern_tool_call(url(b, "mrtr"), "two_questions", 3, responses={key: NAME}, state=r1["result"]["requestState"])
     assert right["result"]["resultType"] == "input_required", right
+
+
+def test_fleet_2025_session_is_served_through_either_instance(fleet: tuple[scale_peers.Instance, scale_peers.Instance]) -> None:
+    a, b = fleet
+    s = scale_peers.LegacySession(url(a, "modern"))
+    assert s.open()["result"]["protocolVersion"] == "2025-11-25"
+    # Requests reaching the other instance are relayed to the one holding the session
+    # (/servers/modern/internal/session); DELETE there ends it everywhere.
+    answer = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}, url=url(b, "modern"))
+    assert answer["result"]["content"][0]["text"] == "5", answer
+    assert health(b)["servers"]["modern"]["cluster"]["relayed"]["out"] == 1
+    assert httpx.delete(url(b, "modern"), headers=s.headers(), timeout=10).status_code == 200
+    assert s.request("tools/list", url=url(a, "modern"))["status"] == 404
 
 
 def test_fleet_shared_store_without_key_is_refused(tmp_path: Path) -> None:
