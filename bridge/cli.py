@@ -146,8 +146,8 @@ def serve(
     ttl_ms: Annotated[int, _opt("ttlMs stamped on cacheable results of legacy upstreams.", "--ttl-ms")] = 0,
     cache_scope: Annotated[str, _opt("cacheScope stamped on those results: private | public.", "--cache-scope")] = "private",
     state_key: Annotated[str | None, _opt("requestState HMAC key, hex or base64.", "--state-key")] = None,
-    state_store: Annotated[str, _opt("memory | redis://HOST:PORT/DB shared by all instances (needs --state-key).",
-                                     "--state-store")] = "memory",
+    state_store: Annotated[str | None, _opt("memory | redis://HOST:PORT/DB shared by all instances (needs --state-key).",
+                                            "--state-store", show_default="memory")] = None,
     instance_id: Annotated[str | None, _opt("This instance's name (default: host name + pid).", "--instance-id")] = None,
     advertise_url: Annotated[str | None, _opt("Base URL other instances reach this one at (default: the listen address).",
                                               "--advertise-url")] = None,
@@ -193,7 +193,9 @@ def serve(
 
         bind_host, bind_port = explicit if explicit else (None, None)
         serve_fleet(config, bind_host or (DEFAULT_HOST if bind_port is not None else None), bind_port,
-                    log_format=log_format or "json")
+                    log_format=log_format or "json", scale_options={
+                        "state_store": state_store, "state_key": state_key, "instance_id": instance_id,
+                        "advertise_url": advertise_url})
         return
     if bool(upstream) == bool(command):
         raise CliError("give exactly one upstream: --upstream URL, or `-- COMMAND [ARGS]...`", 2)
@@ -231,7 +233,7 @@ def serve(
     key = _state_key(state_key)
     if key is not None:
         settings_kwargs["state_key"] = key
-    _scale_settings(settings_kwargs, state_store, key, instance_id, advertise_url, bool(stdio))
+    _scale_settings(settings_kwargs, state_store or "memory", key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
 
     from mcp_eras.bridge.upstream.factory import Target, make_upstream

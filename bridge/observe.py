@@ -170,16 +170,46 @@ class Observer:
     async def metrics_endpoint(self, request: Request) -> Response:
         up = 1.0 if self.last is not None and self.last[1] else 0.0
         era = getattr(self.upstream, "era", None)
+        cluster = self.upstream if callable(getattr(type(self.upstream), "counters", None)) else None
         text = self.metrics.render([
             ("upstream_up", "gauge", "1 when the last reachability check of the upstream succeeded.", [({}, up)]),
             ("upstream_era", "gauge", "The era the upstream speaks (1 for the detected era).",
              [({"era": str(era)}, 1.0)] if era else []),
+            *cluster_metrics({"": cluster} if cluster is not None else {}),
         ])
         return PlainTextResponse(text, media_type=METRICS_MEDIA_TYPE)
 
     def routes(self) -> list[Route]:
         return [Route("/healthz", self.healthz, methods=["GET"]), Route("/readyz", self.readyz, methods=["GET"]),
                 Route("/metrics", self.metrics_endpoint, methods=["GET"])]
+
+
+CLUSTER_METRICS = (
+    ("forwarded_out", "cluster_forwarded_total", "MRTR retries and task requests sent to the instance holding them."),
+    ("forwarded_in", "cluster_forwarded_in_total", "Requests other instances forwarded to this one."),
+    ("forward_failures", "cluster_forward_failures_total", "Forwards whose owner was gone or did not answer."),
+    ("sessions_out", "cluster_sessions_relayed_total", "2025 session requests relayed to the session's instance."),
+    ("sessions_adopted", "cluster_sessions_adopted_total", "2025 sessions taken over from a gone instance."),
+    ("sessions_replayed", "cluster_events_replayed_total", "GET-stream events replayed from the store after an adoption."),
+    ("tasks_taken_over", "cluster_tasks_taken_over_total", "Task records taken over from a gone instance."),
+    ("store_errors", "cluster_store_errors_total", "Shared state store operations that failed."),
+    ("store_reconnects", "cluster_store_reconnects_total", "Times the store answered again after failing."),
+)
+"""(counter key of ``ClusterUpstream.counters``, metric name, help) for /metrics of a scaled-out instance."""
+
+
+def cluster_metrics(clusters: dict[str, Any]) -> list[tuple[str, str, str, list[tuple[dict[str, str], float]]]]:
+    """Prometheus families of the cluster counters, one sample per instance (and fleet server: the key of
+    ``clusters``; "" in single-server mode)."""
+    if not clusters:
+        return []
+    counters = {name: (c.instance_id, c.counters()) for name, c in clusters.items()}
+    out = []
+    for key, metric, help_ in CLUSTER_METRICS:
+        samples = [({"instance": inst, **({"server": name} if name else {})}, float(values.get(key, 0)))
+                   for name, (inst, values) in counters.items()]
+        out.append((metric, "counter", help_, samples))
+    return out
 
 
 def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[ObservedUpstream, Observer]:

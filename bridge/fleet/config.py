@@ -72,6 +72,14 @@ class Defaults(BaseModel):
     """Token for /admin/* and /fleet* (default: $MCP_BRIDGE_ADMIN_TOKEN, else generated at start)."""
     admin_token_file: str | None = None
     """Where a generated token is written, mode 0600 (default: the config path + ``.admin-token``)."""
+    state_store: str = "memory"
+    """``memory`` or ``redis://HOST:PORT/DB`` shared by every fleet instance (README "Scaling out")."""
+    state_key: str | None = None
+    """The key every instance shares (hex or base64, 16+ bytes); required with a shared store."""
+    instance_id: str | None = None
+    """This instance's name in the registry (default: host name + pid)."""
+    advertise_url: str | None = None
+    """Base URL the other instances reach this one at (default: the listen address)."""
 
 
 class CanaryConfig(BaseModel):
@@ -96,6 +104,8 @@ class RollbackConfig(BaseModel):
 
 STAGING_KEYS = {"shadow", "shadow_tools", "shadow_ignore", "shadow_concurrency", "shadow_timeout", "canary", "rollback"}
 """Per-server keys a reload applies in place (they never restart the server)."""
+SCALE_KEYS = ("state_store", "state_key", "instance_id", "advertise_url")
+"""``[bridge]`` keys read once at start (a reload never changes them: restart the instance)."""
 
 
 class ServerConfig(BaseModel):
@@ -246,8 +256,10 @@ def server_target(name: str, server: ServerConfig, environ: dict[str, str] | Non
 def fingerprint(defaults: Defaults, server: ServerConfig) -> str:
     """What decides whether a reload must replace a server's upstream."""
     return json.dumps({"server": server.model_dump(exclude=STAGING_KEYS),
-                       "bridge": defaults.model_dump(exclude={"listen", "drain_timeout", "allow_host", "admin_token", "admin_token_file"})},
+                       "bridge": defaults.model_dump(exclude={"listen", "drain_timeout", "allow_host", "admin_token", "admin_token_file",
+                                                                             *SCALE_KEYS})},
                       sort_keys=True)
+
 
 
 # ---------------------------------------------------------------------------------------------------

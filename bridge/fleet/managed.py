@@ -29,6 +29,7 @@ from mcp_eras.bridge.fleet.history import EraHistory
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
+from mcp_eras.bridge.upstream.tasks import with_tasks
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -135,6 +136,8 @@ class ManagedUpstream(Upstream):
         self._closed = False
         self.history: EraHistory | None = None
         """Where each request is also counted per minute for the dashboard (set by the fleet router)."""
+        self.on_delegate: Callable[[Upstream], None] | None = None
+        """Called with each new delegate (a scaled-out fleet puts its task records on the shared store)."""
 
     @property
     def era(self) -> eras.Era:  # type: ignore[override]
@@ -175,6 +178,9 @@ class ManagedUpstream(Upstream):
                 _restrict_env(up, slot.target)
             else:
                 up = legacy_upstream(slot.target, slot.settings, transport, adopt=result)
+            up = with_tasks(up, slot.settings)  # the tasks extension across the eras, as in single-server mode
+            if self.on_delegate is not None:
+                self.on_delegate(up)
             slot.building = up
             try:
                 await up.start()

@@ -45,15 +45,17 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from mcp_eras.bridge import eras
+from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.fleet import admin, guard, stage, web
 from mcp_eras.bridge.fleet import config as fc
 from mcp_eras.bridge.fleet.history import EraHistory
 from mcp_eras.bridge.fleet.managed import ManagedUpstream, register_metrics
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.fleet.passthrough import Passthrough, classify_post, read_post
+from mcp_eras.bridge.fleet.scale import FleetScale, resolve
 from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from mcp_eras.bridge.jsonrpc import INVALID_REQUEST
-from mcp_eras.bridge.observe import fleet_health_status, fleet_readyz
+from mcp_eras.bridge.observe import cluster_metrics, fleet_health_status, fleet_readyz
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -77,13 +79,19 @@ class Entry:
     staged: stage.StagedUpstream
     legacy: LegacyFrontProtocol | None
     started: asyncio.Task[None] | None = None
+    cluster: Any = None
+    """Scaled out (``[bridge] state_store``): the ``ClusterUpstream`` the front calls."""
 
 
 class Router:
     """``name -> Entry``; replaced entries are swapped in one assignment (the event loop is the lock)."""
 
-    def __init__(self, path: str | Path, metrics: Metrics | None = None) -> None:
+    def __init__(self, path: str | Path, metrics: Metrics | None = None, scale: FleetScale | None = None,
+                 base_url: str = "") -> None:
         self.path = Path(path)
+        self.scale = scale
+        self.base_url = base_url
+        """Where the other instances reach this one (``advertise_url``, else the listen address)."""
         self.metrics = metrics or Metrics()
         register_metrics(self.metrics)
         stage.register_metrics(self.metrics)
@@ -101,16 +109,34 @@ class Router:
 
     # --- building -----------------------------------------------------------------------------------
 
-    def _entry(self, name: str, cfg: fc.FleetConfig, server: fc.ServerConfig) -> Entry:
+    def _settings(self, cfg: fc.FleetConfig, server: fc.ServerConfig) -> Settings:
         settings = fc.server_settings(cfg.bridge, server)
+        return self.scale.settings(settings) if self.scale is not None else settings
+
+    def _entry(self, name: str, cfg: fc.FleetConfig, server: fc.ServerConfig) -> Entry:
+        settings = self._settings(cfg, server)
         target = fc.server_target(name, server, base_dir=self.path.parent)
         upstream = ManagedUpstream(name, target, settings, self.metrics, drain_timeout=cfg.bridge.drain_timeout)
         upstream.history = self.history
         staged = stage.StagedUpstream(name, upstream, self._peer, self.metrics, self.divergences)
         staged.configure(stage.StageConfig.of(server))
         legacy = self._legacy_cls(staged, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
-        front = HttpFront(settings, staged, legacy)
-        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, legacy)
+        if self.scale is None:
+            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, staged, legacy), upstream, staged, legacy)
+        from mcp_eras.bridge.store.tasks import attach, find_tasks
+        from mcp_eras.bridge.store.wiring import scale_out
+
+        cluster, legacy, _routes = scale_out(staged, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
+
+        def attach_tasks(delegate: Any) -> None:  # each upstream generation's task records go to the shared store
+            found = find_tasks(delegate)
+            if found is not None:
+                attach(found, cluster)
+
+        upstream.on_delegate = attach_tasks
+        front = HttpFront(settings, cluster, legacy)
+        front.param_headers = cluster.param_headers
+        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, legacy, cluster=cluster)
 
     def _peer(self, name: str) -> ManagedUpstream | None:
         """Another server's upstream, for a shadow or canary (None when it is not configured now)."""
@@ -130,7 +156,7 @@ class Router:
     def _start(self, entry: Entry) -> None:
         async def run() -> None:
             try:
-                await entry.upstream.start()
+                await (entry.cluster or entry.upstream).start()
                 log.info("server %s started", entry.name, extra={"event": "started", "server": entry.name, "era": entry.upstream.era})
             except Exception as exc:  # noqa: BLE001 - one server failing never affects the others
                 entry.upstream.last_error = str(exc) or exc.__class__.__name__
@@ -161,13 +187,14 @@ class Router:
                     changes["added"].append(name)
                     self._start(entry)
                 elif current.fingerprint != fp:
-                    settings = fc.server_settings(cfg.bridge, server)
+                    settings = self._settings(cfg, server)
                     target = fc.server_target(name, server, base_dir=self.path.parent)
                     current.upstream.drain_timeout = cfg.bridge.drain_timeout
                     current.upstream.replace(target, settings)
                     current.front.settings = settings
-                    if current.legacy is not None and hasattr(current.legacy, "settings"):
-                        current.legacy.settings = settings  # type: ignore[attr-defined]
+                    for front in (current.legacy, getattr(current.legacy, "inner", None)):
+                        if front is not None and hasattr(front, "settings"):
+                            front.settings = settings
                     current.fingerprint = fp
                     changes["replaced"].append(name)
                     self._start(current)
@@ -196,6 +223,8 @@ class Router:
 
     def _close_later(self, entry: Entry) -> None:
         async def close() -> None:
+            if entry.cluster is not None:
+                await entry.cluster.close_cluster()
             await entry.staged.aclose()
             await entry.upstream.aclose()
             if entry.legacy is not None:
@@ -225,6 +254,8 @@ class Router:
             servers[name]["pids"] = e.upstream.pids()
             servers[name]["requests_by_client_era"] = {
                 era: int(n) for era, n in sorted(self.metrics.totals("requests_total", "client_era", server=name).items())}
+            if e.cluster is not None:
+                servers[name]["cluster"] = e.cluster.cluster_status()
         return {"status": "ok", "config": str(self.path), "loaded_at": self.loaded_at, "servers": servers}
 
     def render_metrics(self) -> str:
@@ -242,6 +273,7 @@ class Router:
             streams.append(({"server": name}, float(st["streams"])))
             draining.append(({"server": name}, float(len(st["draining"]))))
             gen.append(({"server": name}, float(st["generation"])))
+        clusters = {name: e.cluster for name, e in sorted(self.entries.items()) if e.cluster is not None}
         return self.metrics.render([
             ("upstream_up", "gauge", "1 when the server's upstream is started and its last call did not fail.", up),
             ("upstream_era", "gauge", "The era each server speaks (1 for the detected era).", era),
@@ -252,6 +284,7 @@ class Router:
             ("draining_generations", "gauge", "Replaced upstreams still finishing their calls.", draining),
             ("upstream_generation", "gauge", "How many times the server's upstream was (re)built.", gen),
             ("canary_weight", "gauge", "The share of callers a canary takes now (0 after a rollback).", weight),
+            *cluster_metrics(clusters),
         ])
 
     # --- HTTP ---------------------------------------------------------------------------------------
@@ -292,6 +325,20 @@ class Router:
             self._passthrough = Passthrough(httpx.AsyncClient(limits=httpx.Limits(max_connections=512, max_keepalive_connections=64)))
         return await self._passthrough.forward(request, body, url, entry.upstream, entry.front.settings,
                                                dict(entry.upstream.slot.target.headers))
+
+    async def internal(self, request: Request) -> Response:
+        """A server's internal endpoints between scaled-out instances (``/internal/forward`` and
+        ``/internal/session`` under ``/servers/<name>``; each authenticates its caller by HMAC)."""
+        entry = self.entries.get(request.path_params["name"])
+        kind = request.path_params["kind"]
+        if entry is None or entry.cluster is None:
+            return Response(status_code=404)
+        if kind == "forward" and request.method == "POST":
+            return await entry.cluster.serve_forward(request)
+        relay = getattr(entry.legacy, "serve_relay", None)
+        if kind == "session" and relay is not None:
+            return await relay(request)
+        return Response(status_code=404)
 
     async def server_health(self, request: Request) -> Response:
         entry = self.entries.get(request.path_params["name"])
@@ -352,6 +399,7 @@ def build_fleet_app(router: Router) -> Starlette:
     routes = [
         Route("/servers/{name}/mcp", router.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/servers/{name}/healthz", router.server_health, methods=["GET"]),
+        Route("/servers/{name}/internal/{kind}", router.internal, methods=["GET", "POST", "DELETE"]),
         Route("/healthz", router.healthz, methods=["GET"]),
         Route("/readyz", functools.partial(fleet_readyz, router), methods=["GET"]),
         Route("/metrics", router.metrics_endpoint, methods=["GET"]),
@@ -391,9 +439,11 @@ def use_json_logs() -> None:
         handler.setFormatter(JsonFormatter())
 
 
-def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json") -> None:
+def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json",
+                scale_options: dict[str, Any] | None = None) -> None:
     """Serve the fleet; ``host``/``port`` from ``serve --listen``, else the config's ``[bridge] listen``,
-    else 127.0.0.1:8808."""
+    else 127.0.0.1:8808. ``scale_options``: the serve options ``state_store``, ``state_key``,
+    ``instance_id``, ``advertise_url`` given on the command line (or their variables)."""
     from mcp_eras.bridge import clikit
 
     if log_format == "json":
@@ -402,6 +452,7 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         cfg = fc.load(config_path)
         for name, server in cfg.enabled().items():
             fc.server_target(name, server, base_dir=Path(config_path).parent)
+        scale = resolve(cfg.bridge, scale_options)
     except fc.ConfigError as exc:
         print(f"mcp-bridge: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -409,7 +460,7 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         listen = cfg.bridge.listen or "127.0.0.1:8808"
         bind, _, port_text = listen.rpartition(":")
         host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
-    router = Router(config_path)
+    router = Router(config_path, scale=scale, base_url=scale.base_url(host, port) if scale is not None else "")
     app = build_fleet_app(router)
 
     def announce(host: str, port: int) -> None:  # after the bind succeeded

@@ -77,10 +77,12 @@ class ClusterUpstream(Upstream):
         self._beat: asyncio.Task[None] | None = None
         self.peers: dict[str, Any] = {}
         self.store_ok = False
-        self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0}
+        self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0, "store_reconnects": 0}
         self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
         """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.store.wiring``)."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self.task_counts: list[dict[str, int]] = []
+        """Counters of the task routers attached to this instance (``mcp_eras.bridge.store.tasks``)."""
         self.extra_status: Callable[[], dict[str, Any]] | None = None
         """More to show under ``cluster`` in /healthz (the 2025 sessions' relay counters)."""
 
@@ -100,13 +102,19 @@ class ClusterUpstream(Upstream):
         await self.inner.start()
 
     async def aclose(self) -> None:
+        await self.close_cluster()
+        await self.inner.aclose()
+
+    async def close_cluster(self) -> None:
+        """Leave the registry and release the store and the peer client (not the wrapped upstream)."""
         if self._beat is not None:
             await _finish(self._beat)
+            self._beat = None
         with contextlib.suppress(StoreError):
             await self.store.forget_instance(self.instance_id)
         if self._http is not None:
             await self._http.aclose()
-        await self.inner.aclose()
+            self._http = None
         await self.store.aclose()
 
     async def _heartbeats(self) -> None:
@@ -115,6 +123,7 @@ class ClusterUpstream(Upstream):
         interval = self.settings.heartbeat_interval
         backoff = interval
         info = {"url": self.advertise_url, "started_ms": int(time.time() * 1000)}
+        failed = False
         while True:
             try:
                 await self.store.heartbeat(self.instance_id, info, int(interval * 3000))
@@ -122,11 +131,14 @@ class ClusterUpstream(Upstream):
                 await self.param_headers.refresh()
                 if not self.store_ok:
                     log.info("instance %s registered in %s", self.instance_id, self.store.name)
-                self.store_ok, backoff = True, interval
+                if failed:
+                    self.forwarded["store_reconnects"] += 1
+                self.store_ok, backoff, failed = True, interval, False
             except StoreError as exc:
                 if self.store_ok:
                     log.warning("heartbeat failed: %s", exc)
-                self.store_ok, backoff = False, min(5.0, backoff * 2)
+                self.forwarded["store_errors"] += 1
+                self.store_ok, backoff, failed = False, min(5.0, backoff * 2), True
             await asyncio.sleep(backoff)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -134,14 +146,29 @@ class ClusterUpstream(Upstream):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def counters(self) -> dict[str, int]:
+        """This instance's cluster counters (``/metrics``): forwards out/in and their failures, store errors
+        and reconnects, plus the 2025 sessions' relay counters (``extra_status``)."""
+        out = {f"forwarded_{k}" if k in ("out", "in") else k: v for k, v in self.forwarded.items()}
+        out["forward_failures"] = out.pop("lost")
+        relayed = (self.extra_status() if self.extra_status is not None else {}).get("relayed") or {}
+        out.update({f"sessions_{k}": int(v) for k, v in relayed.items()})
+        for counts in self.task_counts:
+            for k, v in counts.items():
+                out[f"tasks_{k}"] = out.get(f"tasks_{k}", 0) + v
+        return out
+
+    def count_store_error(self) -> None:
+        self.forwarded["store_errors"] += 1
+
     def status(self) -> dict[str, Any]:
-        out = dict(self.inner.status())
-        out["cluster"] = {
-            "instance": self.instance_id, "store": self.store.name, "store_ok": self.store_ok,
-            "instances": sorted(self.peers), "forwarded": dict(self.forwarded),
-        }
+        return {**self.inner.status(), "cluster": self.cluster_status()}
+
+    def cluster_status(self) -> dict[str, Any]:
+        out = {"instance": self.instance_id, "store": self.store.name, "store_ok": self.store_ok,
+               "instances": sorted(self.peers), "forwarded": dict(self.forwarded)}
         if self.extra_status is not None:
-            out["cluster"].update(self.extra_status())
+            out.update(self.extra_status())
         return out
 
     # --- calls ----------------------------------------------------------------------------------------
@@ -191,13 +218,22 @@ class ClusterUpstream(Upstream):
     async def _forward(self, owner: str, request: Message, ctx: CallContext, emit: Emit) -> Message:
         rid = request.get("id")
         try:
-            record = await self.locate(owner)
+            answer = await self.forward(owner, request, ctx, emit)
         except StoreError as exc:
-            self.forwarded["store_errors"] += 1
             return store_down(rid, exc)
+        return answer if isinstance(answer, dict) else lost(rid, answer)
+
+    async def forward(self, owner: str, request: Message, ctx: CallContext, emit: Emit) -> Message | str:
+        """Run ``request`` on instance ``owner`` (its notifications go to ``emit``): the owner's answer, or why
+        it could not be reached (a str: the owner is gone). StoreError when the registry cannot be read."""
+        try:
+            record = await self.locate(owner)
+        except StoreError:
+            self.forwarded["store_errors"] += 1
+            raise
         if record is None or not isinstance(record.get("url"), str):
             self.forwarded["lost"] += 1
-            return lost(rid, f"bridge instance {owner} is gone")
+            return f"bridge instance {owner} is gone"
         body = orjson.dumps({
             "request": request, "principal": ctx.principal, "authorization": ctx.authorization, "trace": ctx.trace,
             "client_era": ctx.client_era, "from": self.instance_id, "at_ms": int(time.time() * 1000),
@@ -208,7 +244,7 @@ class ClusterUpstream(Upstream):
                                          headers={AUTH_HEADER: _sign(self._key, body), "content-type": "application/json"}) as resp:
                 if resp.status_code != 200:
                     self.forwarded["lost"] += 1
-                    return lost(rid, f"bridge instance {owner} refused the forward ({resp.status_code})")
+                    return f"bridge instance {owner} refused the forward ({resp.status_code})"
                 async for line in resp.aiter_lines():
                     if not line:
                         continue
@@ -219,7 +255,7 @@ class ClusterUpstream(Upstream):
         except (httpx.HTTPError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
             log.info("forward to %s failed: %s", owner, exc)
         self.forwarded["lost"] += 1
-        return lost(rid, f"bridge instance {owner} did not answer")
+        return f"bridge instance {owner} did not answer"
 
     # --- the owner's side ------------------------------------------------------------------------------
 

@@ -124,6 +124,7 @@ class ClusterLegacyFront:
             try:
                 await self.store.delete_session(sid)
             except StoreError as exc:
+                self.cluster.forwarded["store_errors"] += 1
                 log.warning("session %s ended here but not in the store: %s", sid, exc)
         return resp
 
@@ -141,6 +142,7 @@ class ClusterLegacyFront:
             self._saved[sid], self._touched[sid] = snapshot, time.monotonic()
             self._keep_events(sid)
         except StoreError as exc:
+            self.cluster.forwarded["store_errors"] += 1
             log.warning("session %s is served by this instance only: %s", sid, exc)
 
     # --- the GET stream's events in the store ------------------------------------------------------------
@@ -168,6 +170,7 @@ class ClusterLegacyFront:
             try:
                 await self.store.append_event(sid, {"seq": seq, "msg": msg}, max_events=MAX_STORED_EVENTS, retention_ms=retention_ms)
             except StoreError as exc:
+                self.cluster.forwarded["store_errors"] += 1
                 log.warning("session %s: GET-stream event %d not stored: %s", sid, seq, exc)
 
     def _forget(self, sid: str) -> None:
@@ -189,6 +192,7 @@ class ClusterLegacyFront:
         try:
             stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
         except StoreError as exc:
+            self.cluster.forwarded["store_errors"] += 1
             log.warning("session %s: no replay: %s", sid, exc)
             stored = []
         missed = [(e["seq"], e["msg"]) for _, e in stored if isinstance(e.get("seq"), int) and last[1] < e["seq"] < epoch]
@@ -223,6 +227,7 @@ class ClusterLegacyFront:
                 await self.store.session(sid, ttl_ms=self.ttl_ms)
                 self._touched[sid] = now
         except StoreError as exc:
+            self.cluster.forwarded["store_errors"] += 1
             log.warning("session %s: state not shared: %s", sid, exc)
 
     # --- routing ---------------------------------------------------------------------------------------
@@ -248,6 +253,7 @@ class ClusterLegacyFront:
                 if await self._adopt(request, sid, rec, owner):
                     break
         except StoreError as exc:
+            self.cluster.forwarded["store_errors"] += 1
             return json_message(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc}", {"store": exc.store}), 503)
         return await local()
 
@@ -292,6 +298,7 @@ class ClusterLegacyFront:
         try:
             stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
         except StoreError:
+            self.cluster.forwarded["store_errors"] += 1
             stored = []
         seqs = [e["seq"] for _, e in stored if isinstance(e.get("seq"), int)]
         epoch = max([int(time.time() * 1000), *(s + 1 for s in seqs)])

@@ -12,6 +12,7 @@ from mcp_eras.bridge.core import Upstream
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.store import open_store
 from mcp_eras.bridge.store.cluster import ClusterUpstream
+from mcp_eras.bridge.store.tasks import attach, find_tasks
 
 
 def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: str) -> Starlette:
@@ -23,10 +24,15 @@ def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: 
     return app
 
 
-def scale_out(upstream: Upstream, legacy: Any, settings: Settings, listen_url: str) -> tuple[ClusterUpstream, Any, list[Route]]:
-    """Wrap the upstream (direction A forwarding, registry) and the 2025 front (direction B relay and
-    adoption); returns them and the internal routes to serve next to ``/mcp``."""
-    cluster = ClusterUpstream(upstream, settings, open_store(settings.state_store), settings.advertise_url or listen_url)
+def scale_out(upstream: Upstream, legacy: Any, settings: Settings, listen_url: str,
+              prefix: str = "mcp-bridge") -> tuple[ClusterUpstream, Any, list[Route]]:
+    """Wrap the upstream (direction A forwarding, registry, tasks) and the 2025 front (direction B relay and
+    adoption); returns them and the internal routes to serve next to ``/mcp``. ``prefix`` names this
+    upstream's keys in the store (a fleet gives each server its own)."""
+    cluster = ClusterUpstream(upstream, settings, open_store(settings.state_store, prefix), settings.advertise_url or listen_url)
+    found = find_tasks(upstream)
+    if found is not None:
+        attach(found, cluster)
     routes = cluster.routes()
     if legacy is not None:
         from mcp_eras.bridge.store.sessions import ClusterLegacyFront

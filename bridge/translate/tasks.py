@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_RELATED_TASK, request_meta
+from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_RELATED_TASK, MODERN, request_meta
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError, Message
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -236,6 +236,23 @@ def lost(record: TaskRecord, why: str, now_ms: int) -> None:
     record.updated_ms = now_ms
     for entry in record.inputs.values():
         entry.answered = True
+
+
+def owner_instance(task_id: str) -> str | None:
+    """The bridge instance named by a scaled-out bridge id (``<random>.<instance>``; the random part has no
+    dot), else None."""
+    _random, dot, owner = task_id.partition(".")
+    return owner if dot and owner else None
+
+
+def taken_over(record: TaskRecord, why: str, now_ms: int) -> bool:
+    """A record taken over from a bridge instance that is gone; True when the task is lost with it. A 2026
+    upstream holds the task itself (any instance reaches it): the task continues. A 2025 upstream's task
+    lived in the gone instance's own upstream session: it fails as when an upstream child restarts."""
+    if record.upstream_era == MODERN:
+        return False
+    lost(record, why, now_ms)
+    return True
 
 
 def apply_timing(record: TaskRecord, task: dict[str, Any], ttl_key: str, poll_key: str) -> None:

@@ -208,6 +208,9 @@ class TasksUpstream(Upstream):
         self._channel_lock = asyncio.Lock()
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
+        self.remote: Any = None
+        """Scaled out (``mcp_eras.bridge.store.tasks.ClusterTasks``): routes a task request to the instance
+        holding the task, or takes its shared record over when that instance is gone."""
 
     @property  # type: ignore[override]
     def era(self) -> eras.Era:  # type: ignore[override]
@@ -230,6 +233,10 @@ class TasksUpstream(Upstream):
         return result
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        if self.remote is not None and str(request.get("method")).startswith("tasks/"):
+            routed = await self.remote.route(request, ctx, emit)
+            if routed is not None:
+                return routed
         if self.legacy_clients.wants(request, ctx):
             try:
                 return await self.legacy_clients.handle(request, ctx, emit)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -57,13 +59,16 @@ class Instance:
     port: int
     cmd: list[str]
     proc: subprocess.Popen | None = None
+    env: dict[str, str] | None = None
+    """Variables added to the environment of the process."""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        env = {**os.environ, **self.env} if self.env else None
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
         peers.wait_port(self.port, self.proc)
 
     def restart(self) -> None:
@@ -154,6 +159,22 @@ def balancer(backends: list[int]) -> Iterator[int]:
         cfg.write_text(haproxy_config(port, backends))
         with peers.running([binary, "-f", str(cfg), "-db"], port):
             yield port
+
+
+@contextlib.contextmanager
+def modern_cluster(tmp: Path, n: int, front_era: str) -> Iterator[Cluster]:
+    """n instances sharing their own redis-server behind HAProxy, in front of the 2026 test server of the
+    direction B tests (``tests/integration/direction_b_peers.MODERN_SERVER``: listen, change notifications)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+    from direction_b_peers import MODERN_SERVER
+
+    script = tmp / "server.py"
+    script.write_text(MODERN_SERVER)
+    port = peers.free_port()
+    upstream = ["--upstream", f"http://127.0.0.1:{port}/mcp", "--upstream-era", "2026-07-28", "--front-era", front_era]
+    with peers.running([peers.MODERN_PYTHON, str(script), "http", str(port)], port), redis_server() as store, \
+            cluster(store, upstream, n) as c:
+        yield c
 
 
 @contextlib.contextmanager

@@ -183,3 +183,57 @@ async def test_session_relay_endpoint_refuses_unauthenticated(nodes: dict[str, N
         resp = await http.post(SESSION_PATH, content=sent, headers={AUTH_HEADER: mac, AT_HEADER: at_ms, "mcp-session-id": "s1"})
     assert resp.status_code == (400 if tamper == "stale" else 403)
     assert front.relayed["in"] == 0
+
+
+async def test_metrics_count_forwards_failures_and_store_errors(nodes: dict[str, Node]) -> None:
+    from mcp_eras.bridge.fleet.metrics import parse_text
+    from mcp_eras.bridge.observe import observe
+    from mcp_eras.bridge.upstream.factory import Target
+
+    b = nodes["b"].cluster
+    _, observer = observe(nodes["b"].fake, Target(url="http://upstream/mcp"), b.settings)
+    observer.upstream = b  # as `serve` wires it: /metrics reads the cluster's counters
+    await b.call(retry(sealed_by("a")), CallContext(), _drop)  # forwarded
+    await b.call(retry(sealed_by("c")), CallContext(), _drop)  # owner gone
+
+    async def down(_instance: str) -> Any:
+        raise StoreError("redis://db:6379/0", "ConnectionError: refused")
+
+    b.store.instance = down  # type: ignore[method-assign]
+    b.peers = {}
+    await b.call(retry(sealed_by("a")), CallContext(), _drop)  # the registry cannot be read
+    samples = parse_text((await observer.metrics_endpoint(None)).body.decode())  # type: ignore[arg-type]
+    got = {name.removeprefix("mcp_bridge_cluster_"): value for name, rows in samples.items() if "cluster" in name
+           for labels, value in rows if labels == {"instance": "b"}}
+    assert got["forwarded_total"] == 1 and got["forward_failures_total"] == 1, got
+    assert got["store_errors_total"] == 1 and got["store_reconnects_total"] == 0, got
+    assert got["forwarded_in_total"] == 0 and got["sessions_adopted_total"] == 0, got
+
+
+async def test_heartbeat_counts_store_errors_and_the_reconnect() -> None:
+    import anyio
+
+    store = MemoryStore()
+    failures, beats, recovered = 2, 0, anyio.Event()
+    real_heartbeat = store.heartbeat
+
+    async def flaky(instance: str, info: Any, ttl_ms: int) -> None:
+        nonlocal failures, beats
+        if failures:
+            failures -= 1
+            raise StoreError("redis://db:6379/0", "ConnectionError: refused")
+        await real_heartbeat(instance, info, ttl_ms)
+        beats += 1
+        if beats == 2:  # the beat after the one that came back: its counters are settled
+            recovered.set()
+
+    store.heartbeat = flaky  # type: ignore[method-assign]
+    cluster = ClusterUpstream(FakeUpstream(), settings("r").model_copy(update={"heartbeat_interval": 0.001}), store, "http://r")
+    await cluster.start()
+    try:
+        with anyio.fail_after(30):
+            await recovered.wait()
+        counters = cluster.counters()
+        assert counters["store_errors"] == 2 and counters["store_reconnects"] == 1, counters
+    finally:
+        await cluster.aclose()

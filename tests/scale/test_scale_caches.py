@@ -4,7 +4,6 @@ Metadata: a mismatch is -32020)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,20 +12,10 @@ import pytest
 import scale_peers
 from scale_peers import modern_request
 
-import peers
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from direction_b_peers import MODERN_SERVER  # noqa: E402
-
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[scale_peers.Cluster]:
-    script = tmp_path / "server.py"
-    script.write_text(MODERN_SERVER)
-    port = peers.free_port()
-    upstream = ["--upstream", f"http://127.0.0.1:{port}/mcp", "--upstream-era", "2026-07-28", "--front-era", "2026-07-28"]
-    with peers.running([peers.MODERN_PYTHON, str(script), "http", str(port)], port), scale_peers.redis_server() as store, \
-            scale_peers.cluster(store, upstream, 2) as c:
+    with scale_peers.modern_cluster(tmp_path, 2, "2026-07-28") as c:
         yield c
 
 

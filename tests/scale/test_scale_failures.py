@@ -79,11 +79,17 @@ def test_restart_with_the_same_key(store: str, legacy_upstream: list[str]) -> No
         a, b, _ = c.instances
         key, token = first_round(a.url)
         a.restart()
-        # The token is still authentic (same key) but its call died with the old process: -32602 wherever it lands.
-        for rid, inst in enumerate((b, a), start=2):
+        # The token is still authentic (same key) but its call died with the old process: -32602 wherever it
+        # lands (the other instances forward it to the restarted owner, which no longer holds the call). Each
+        # answer is bounded by the request deadline (never a hang); the time taken is reported, not asserted.
+        took = {}
+        for rid, inst in enumerate((b, a, c.instances[2]), start=2):
+            started = time.monotonic()
             r2 = modern_tool_call(inst.url, "two_questions", rid, responses={key: NAME}, state=token, timeout=10)
+            took[inst.instance_id] = round((time.monotonic() - started) * 1000)
             assert r2["error"]["code"] == -32602, r2
             assert "integrity" not in r2["error"]["message"], r2
+        print(f"requestState of a restarted owner rejected with -32602 in ms: {took}")
         # The restarted instance parks and its parked calls are reached from the others.
         key, token = first_round(a.url)
         r2 = modern_tool_call(b.url, "two_questions", 5, responses={key: NAME}, state=token)
@@ -104,7 +110,7 @@ def test_store_down_parked_calls_still_complete(legacy_upstream: list[str]) -> N
         (key2,) = r2["result"]["inputRequests"]
         # ... and a retry landing elsewhere still reaches it (the registry as of the last heartbeat).
         r3 = modern_tool_call(b.url, "two_questions", 3, responses={key2: COLOR}, state=r2["result"]["requestState"], timeout=20)
-        assert r3["result"]["content"][0]["text"] == "Ada likes teal", r3
+        assert "result" in r3 and r3["result"]["content"][0]["text"] == "Ada likes teal", r3
 
 
 def owner_of_session(c: scale_peers.Cluster) -> scale_peers.Instance:
