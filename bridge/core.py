@@ -96,3 +96,11 @@ class Upstream(ABC):
     def status(self) -> dict[str, Any]:
         """Health snapshot for /healthz."""
         return {"era": self.era}
+
+    async def roots_changed(self, ctx: CallContext) -> None:
+        """A 2025 client of identity ``ctx.identity`` said its roots changed (2025-11-25 client/roots.mdx §Root List
+        Changes). 2026-07-28 has no such notification (a 2026 server asks for roots with ``input_required`` each time
+        it needs them), so only a 2025 upstream acts on it; a wrapper passes it to what it wraps."""
+        for inner in (getattr(self, "inner", None), getattr(self, "delegate", None), getattr(self, "primary", None)):
+            if isinstance(inner, Upstream):
+                await inner.roots_changed(ctx)

@@ -148,6 +148,10 @@ class ManagedUpstream(Upstream):
     def settings(self) -> Settings:
         return self.slot.settings
 
+    async def roots_changed(self, ctx: CallContext) -> None:
+        if self.slot.upstream is not None:
+            await self.slot.upstream.roots_changed(ctx)
+
     def _new_slot(self, target: Target, settings: Settings) -> Slot:
         self._generations += 1
         return Slot(self._generations, target, settings)

@@ -117,6 +117,12 @@ class LegacyFrontSession:
 
     async def on_notification(self, msg: Message) -> None:
         cancel = ls.on_notification(self.state, msg)
+        if isinstance(cancel, ls.RootsChanged):
+            try:
+                await self.upstream.roots_changed(dataclasses.replace(self.ctx, identity=lf.request_meta(self.state.identity)))
+            except Exception as exc:  # noqa: BLE001 - a notification has no answer to carry an error
+                log.warning("session %s: roots change not passed upstream: %s", self.state.session_id, exc)
+            return
         if cancel is None:
             return
         task = self.tasks.get(cancel.request)

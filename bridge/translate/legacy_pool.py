@@ -127,6 +127,11 @@ class Pool:
     def group(self, key: str) -> list[SessionRec]:
         return [s for s in self.sessions.values() if s.key == key]
 
+    def identity_sessions(self, request: Message, principal: str | None) -> list[str]:
+        """The sessions opened for the identity ``request`` carries: a 2025 client's roots change concerns them
+        (and no session of another principal, capabilities or clientInfo)."""
+        return [s.sid for s in self.group(identity_key(principal, tx.client_capabilities(request), tx.client_info(request)))]
+
     def acquire(self, request: Message | None, principal: str | None, new_sid: str, *, limits: Limits,
                 now_ms: int = 0) -> Grant | Wait | Refuse:
         """A session for ``request`` (None: the bridge's own provisional session). Input-capable calls

@@ -403,7 +403,13 @@ class Cancel:
     """Ids of the bridge->client requests to void."""
 
 
-def on_notification(state: SessionState, msg: Message) -> Cancel | None:
+@dataclass(frozen=True)
+class RootsChanged:
+    """The client's roots changed: the upstream sessions of its identity are told (2025-11-25 client/roots.mdx
+    §Root List Changes), so a 2025 server asks for them again."""
+
+
+def on_notification(state: SessionState, msg: Message) -> Cancel | RootsChanged | None:
     method = msg.get("method")
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     if method == "notifications/initialized":
@@ -412,7 +418,8 @@ def on_notification(state: SessionState, msg: Message) -> Cancel | None:
         key = id_key(params.get("requestId"))
         # Questions the cancelled request is waiting on are void now, even if their answers are in flight.
         return Cancel(key, [out for out, owner in state.outstanding.items() if owner == key])
-    # notifications/roots/list_changed: the bridge keeps no roots cache, nothing to invalidate.
+    if method == "notifications/roots/list_changed" and state.initialized and "roots" in state.identity.client_capabilities:
+        return RootsChanged()
     # notifications/progress from the client (for bridge requests): nothing upstream wants it.
     return None
 

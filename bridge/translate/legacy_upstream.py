@@ -34,8 +34,10 @@ from mcp_eras.bridge.jsonrpc import (
 def client_capabilities_to_legacy(caps: dict[str, Any] | None) -> dict[str, Any]:
     """Per-request 2026 ClientCapabilities -> the ``initialize.capabilities`` of an upstream session.
 
-    ``roots`` becomes ``{}`` (the bridge never emits roots/list_changed), ``extensions`` has no 2025
-    meaning, and client-hosted ``tasks`` cannot be expressed by a 2026 client.
+    ``roots`` becomes ``{"listChanged": true}``: the bridge passes a 2025 client's
+    ``notifications/roots/list_changed`` to the sessions of its identity (``LegacyUpstream.roots_changed``); a 2026
+    client has no such notification, its roots are asked again per call. ``extensions`` has no 2025 meaning, and
+    client-hosted ``tasks`` cannot be expressed by a 2026 client.
     """
     caps = caps or {}
     out: dict[str, Any] = {}
@@ -43,7 +45,7 @@ def client_capabilities_to_legacy(caps: dict[str, Any] | None) -> dict[str, Any]
         if isinstance(caps.get(key), dict):
             out[key] = copy.deepcopy(caps[key])
     if isinstance(caps.get("roots"), dict):
-        out["roots"] = {}
+        out["roots"] = {"listChanged": True}
     return out
 
 

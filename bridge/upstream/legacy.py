@@ -97,6 +97,18 @@ class LegacyUpstream(Upstream):
             self.pool.unclaim(session.sid)
         return session
 
+    async def roots_changed(self, ctx: CallContext) -> None:
+        """Tell the ready sessions of the client's identity (each declared ``roots.listChanged``, see
+        ``tx.client_capabilities_to_legacy``): the server asks ``roots/list`` again, held for their next call."""
+        request = ctx.identity_request()
+        if request is None:
+            return
+        note = jsonrpc.notification("notifications/roots/list_changed")
+        for sid in self.pool.identity_sessions(request, ctx.principal):
+            session = self.live.get(sid)
+            if session is not None and session.state == "ready":
+                await session.send_quietly(note)
+
     def _discover_result(self, session: LegacySession) -> Message:
         return tx.discover_result(session.init_result, supported_versions=list(eras.MODERN_VERSIONS),
                                   ttl_ms=self.settings.discover_ttl_ms, cache_scope=self.settings.cache_scope)

@@ -69,7 +69,8 @@ class FakeLegacyServer:
         if method == "notifications/cancelled":
             self.cancelled.append((msg.get("params") or {}).get("requestId"))
             return
-        if method == "notifications/initialized":
+        if method in ("notifications/initialized", "notifications/roots/list_changed"):
+            # As npm server-filesystem does: ask for the roots once initialized and again on each change.
             self.initialized = True
             if self.transport.roots_on_init:
                 self._start(self._ask_roots())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -53,6 +54,27 @@ async def stop(listening: asyncio.Future[Message], up: LegacyUpstream) -> None:
     with pytest.raises(asyncio.CancelledError):
         await listening
     await up.aclose()
+
+
+async def front_of(up: LegacyUpstream) -> tuple[LegacyStdioSession, Callable[[], Awaitable[Message]]]:
+    """A 2025 client's initialized stdio session on the bridge (it declared roots with listChanged), and how to
+    read what the bridge writes to it."""
+    frames: asyncio.Queue[Message] = asyncio.Queue()
+
+    async def write(msg: Message) -> None:
+        spec.legacy("JSONRPCMessage", msg)
+        await frames.put(msg)
+
+    async def next_frame() -> Message:
+        return await asyncio.wait_for(frames.get(), 10)
+
+    front = LegacyStdioSession(up, Settings(request_timeout=10.0), write)
+    await front.on_frame(jsonrpc.request(1, "initialize", {"protocolVersion": "2025-11-25",
+                                                          "capabilities": {"roots": {"listChanged": True}},
+                                                          "clientInfo": {"name": "fs-client", "version": "1"}}))
+    assert "result" in await next_frame()
+    await front.on_frame(jsonrpc.notification("notifications/initialized"))
+    return front, next_frame
 
 
 async def test_roots_asked_before_any_call_reach_the_next_caller_and_go_upstream() -> None:
@@ -104,21 +126,7 @@ async def test_a_2025_client_behind_the_bridge_gets_the_roots_request_for_real()
     roots/list outside any call reaches the client as a real server->client request during its call."""
     bank = TransportBank(roots_on_init=True)
     up = LegacyUpstream(bank, Settings(), name="fake")
-    frames: asyncio.Queue[Message] = asyncio.Queue()
-
-    async def write(msg: Message) -> None:
-        spec.legacy("JSONRPCMessage", msg)
-        await frames.put(msg)
-
-    async def next_frame() -> Message:
-        return await asyncio.wait_for(frames.get(), 10)
-
-    front = LegacyStdioSession(up, Settings(request_timeout=10.0), write)
-    caps = {"roots": {"listChanged": True}}
-    await front.on_frame(jsonrpc.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": caps,
-                                                          "clientInfo": {"name": "fs-client", "version": "1"}}))
-    assert "result" in await next_frame()
-    await front.on_frame(jsonrpc.notification("notifications/initialized"))
+    front, next_frame = await front_of(up)
     await front.on_frame(jsonrpc.request(2, "tools/call", {"name": "allowed", "arguments": {}}))
     question = await next_frame()
     spec.legacy("ListRootsRequest", question)
@@ -132,5 +140,40 @@ async def test_a_2025_client_behind_the_bridge_gets_the_roots_request_for_real()
     assert (await next_frame())["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]
     for other in (t.server for t in bank.made if t.server is not server):
         assert (await asyncio.wait_for(other.answers.get(), 10))["error"]["code"] == METHOD_NOT_FOUND
+    await front.aclose()
+    await up.aclose()
+
+
+async def test_a_2025_clients_roots_change_reaches_the_sessions_of_its_identity_only() -> None:
+    """notifications/roots/list_changed from a 2025 client goes to the upstream sessions opened for its identity
+    (they declared roots.listChanged); the server asks again, and the client's next call carries the new roots."""
+    bank = TransportBank(roots_on_init=True)
+    up = LegacyUpstream(bank, Settings(), name="fake")
+    async def call(rid: int) -> Message:
+        await front.on_frame(jsonrpc.request(rid, "tools/call", {"name": "allowed", "arguments": {}}))
+        return await next_frame()
+
+    front, next_frame = await front_of(up)
+    question = await call(2)
+    await front.on_frame(jsonrpc.result_response(question["id"], ROOTS))
+    assert (await next_frame())["id"] == 2
+    server = next(t.server for t in bank.made if "roots" in t.server.received[0]["params"]["capabilities"])
+    assert server.received[0]["params"]["capabilities"]["roots"] == {"listChanged": True}
+    assert (await call(3))["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]
+    others = [t.server for t in bank.made if t.server is not server]
+
+    moved = {"roots": [{"uri": "file:///home/user/elsewhere", "name": "Elsewhere"}]}
+    server.roots_asked.clear()
+    await front.on_frame(jsonrpc.notification("notifications/roots/list_changed"))
+    await asyncio.wait_for(server.roots_asked.wait(), 10)  # the server was told, and asked again
+    assert [m["method"] for m in server.received if m.get("method") == "notifications/roots/list_changed"] == [
+        "notifications/roots/list_changed"]
+    for other in others:  # the session of another identity (the front's discover) was not told
+        assert not any(m.get("method") == "notifications/roots/list_changed" for m in other.received)
+    question = await call(4)
+    spec.legacy("ListRootsRequest", question)
+    await front.on_frame(jsonrpc.result_response(question["id"], moved))
+    assert (await next_frame())["id"] == 4
+    assert (await call(5))["result"]["content"][0]["text"] == moved["roots"][0]["uri"]
     await front.aclose()
     await up.aclose()

@@ -13,7 +13,7 @@ fields removed (``_meta``, ``resultType``, ``ttlMs``, ``cacheScope``, cursors, a
 the same plan run directly and through the bridge can be compared with ``==``.
 
 A ``call_tool`` step with ``"until_changed": true`` repeats the call (at most ``MAX_REPEATS`` times)
-until its answer differs from the previous step's and reports the last answer: a server that applies
+until its answer differs from that tool's previous answer and reports the last one: a server that applies
 what the client told it asynchronously (server-filesystem applies the client's roots after answering
 ``roots/list``, while calls go on) races the next call even on a direct connection; the repeated call
 waits for the state to change through the protocol itself, and gives the old answer if it never does.
@@ -47,6 +47,8 @@ def neutral(value: Any) -> Any:
 
 
 def dump(model: Any) -> Any:
+    if model is None:
+        return None
     return neutral(model.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
@@ -56,8 +58,9 @@ def error_of(exc: BaseException) -> dict[str, Any]:
     return {"code": code, "type": type(exc).__name__ if code is None else "MCPError"}
 
 
-async def run_plan(session: Any, plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def run_plan(session: Any, plan: list[dict[str, Any]], roots: list[str] | None = None) -> list[dict[str, Any]]:
     out = []
+    last: dict[str, Any] = {}  # the latest result of each tool, for until_changed
     for step in plan:
         op = step["op"]
         try:
@@ -66,9 +69,15 @@ async def run_plan(session: Any, plan: list[dict[str, Any]]) -> list[dict[str, A
             elif op == "call_tool":
                 result = await session.call_tool(step["name"], step.get("args", {}))
                 for _ in range(MAX_REPEATS if step.get("until_changed") else 0):
-                    if dump(result) != out[-1].get("result"):
+                    if dump(result) != last.get(step["name"]):
                         break
                     result = await session.call_tool(step["name"], step.get("args", {}))
+                last[step["name"]] = dump(result)
+            elif op == "set_roots":  # the client's roots change (2025-11-25 client/roots.mdx §Root List Changes)
+                assert roots is not None
+                roots[:] = step["roots"]
+                await session.send_roots_list_changed()
+                result = None
             elif op == "list_resources":
                 result = await session.list_resources()
             elif op == "read_resource":
@@ -123,7 +132,7 @@ async def run_v1(args: argparse.Namespace, plan: list[dict[str, Any]]) -> list[d
         client_info=types.Implementation(name="published-driver", version="1"),
     ) as session:
         await session.initialize()
-        return await run_plan(session, plan)
+        return await run_plan(session, plan, args.roots)
 
 
 def main() -> None:

@@ -307,3 +307,14 @@ def test_listen_filter_follows_streaming_and_subscriptions() -> None:
     limit = jsonrpc.FrameError(-32000, "Too many upstream listens", {"limit": "legacy_listens_max"})
     refused = ls.subscription_applied(state, 2, change, None, limit)
     assert refused["error"]["data"] == {"limit": "legacy_listens_max"}
+
+
+def test_a_roots_change_is_passed_on_only_after_initialized_and_only_from_a_client_with_roots() -> None:
+    change = jsonrpc.notification("notifications/roots/list_changed")
+    spec.legacy("RootsListChangedNotification", change)
+    state = session()
+    assert ls.on_notification(state, change) is None  # before notifications/initialized (2025-11-25 lifecycle)
+    ls.on_notification(state, jsonrpc.notification("notifications/initialized"))
+    assert ls.on_notification(state, change) == ls.RootsChanged()
+    state.identity.client_capabilities = {k: v for k, v in CAPS.items() if k != "roots"}
+    assert ls.on_notification(state, change) is None  # it never declared roots

@@ -180,3 +180,13 @@ def test_idle_sessions_are_reaped_on_the_next_acquire() -> None:
     assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=5_500).retire == ()
     assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_001).retire == ("s1",)
     assert set(pool.sessions) == {"s2"}
+
+
+def test_a_roots_change_concerns_the_sessions_of_that_identity_only() -> None:
+    pool = Pool()
+    rooted = request({"roots": {}, "elicitation": {}})
+    mine = grant(pool, rooted, "s1")
+    grant(pool, request({"roots": {}, "elicitation": {}}, name="OtherClient"), "s2")
+    grant(pool, rooted, "s3", principal="bob")
+    assert pool.identity_sessions(rooted, "alice") == [mine.sid]
+    assert pool.identity_sessions(request(), "alice") == []

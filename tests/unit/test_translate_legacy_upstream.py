@@ -155,7 +155,8 @@ def test_frame_era(frame: dict, era: str | None) -> None:
 def test_capability_mapping_for_the_upstream_session() -> None:
     caps = {"roots": {}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}, "extensions": {"x": {}}}
     legacy = tx.client_capabilities_to_legacy(caps)
-    assert legacy == {"roots": {}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}}
+    # roots.listChanged: the bridge passes a 2025 client's roots change on (LegacyUpstream.roots_changed)
+    assert legacy == {"roots": {"listChanged": True}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}}
     params = tx.initialize_params(caps, {"name": "c", "version": "1"})
     spec.legacy("InitializeRequest", jsonrpc.request(1, "initialize", params))
     # Pool keys are stable under key order and ignore what 2025 cannot express.
