@@ -65,6 +65,10 @@ class KeepAlivePool:
         self._busy: set[httpcore.AsyncHTTPConnection] = set()
         self.retries = 0
         """Requests sent again after a stale keep-alive connection failed them (for tests and metrics)."""
+        from mcp_eras.bridge.upstream.lean_http import LeanPool  # (lean_http imports this module)
+
+        self.lean = LeanPool(keepalive_expiry, max_idle)
+        """Connections of the plain HTTP/1.1 path for JSON-RPC POSTs (``lean_http.post``)."""
 
     @property
     def connections(self) -> int:
@@ -126,6 +130,7 @@ class KeepAlivePool:
             await stack.pop(0).conn.aclose()
 
     async def aclose(self) -> None:
+        self.lean.close()
         conns = [idle.conn for stack in self._idle.values() for idle in stack] + list(self._busy)
         self._idle.clear()
         self._busy.clear()

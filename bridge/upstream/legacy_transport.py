@@ -22,6 +22,7 @@ from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from mcp_eras.bridge.sse import iter_sse, sse_lines
 from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions
 from mcp_eras.bridge.upstream.process import ChildProcess
 
@@ -192,10 +193,8 @@ class StreamableHttpTransport(LegacyTransport):
         rid = msg["id"]
         answered = False
         try:
-            async with self.client.stream(
-                "POST", self.url, content=jsonrpc.dumps(msg), headers=self._headers(),
-                timeout=httpx.Timeout(self.timeout, connect=10.0, pool=10.0), extensions=rpc_extensions(msg.get("method")),
-            ) as resp:
+            async with lean_http.post(self.client, self.url, jsonrpc.dumps(msg), self._headers(),
+                                      httpx.Timeout(self.timeout, connect=10.0, pool=10.0), rpc_extensions(msg.get("method"))) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
                     self.session_id = resp.headers["mcp-session-id"]
                 ctype = resp.headers.get("content-type", "")
