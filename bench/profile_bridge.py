@@ -66,7 +66,8 @@ def leg_commands(leg: str, up: int, br: int) -> tuple[list[str] | None, list[str
 
 
 async def drive(port: int, pid: int, make: object, requests: int, concurrency: list[int]) -> int:
-    limits = httpx.Limits(max_connections=max(concurrency) + 4, max_keepalive_connections=max(concurrency) + 4)
+    limits = httpx.Limits(max_connections=max(concurrency) + 4, max_keepalive_connections=max(concurrency) + 4,
+                          keepalive_expiry=2.0)  # below the server's 5 s: never write into a closing connection
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         call = await make(client, url(port))  # type: ignore[operator]
         for i in range(100):
