@@ -46,6 +46,11 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             super().on_response_complete()
             self._arm()
 
+        def on_header(self, name: bytes, value: bytes) -> None:
+            # httptools' parser callback (h11 never calls it): llhttp keeps trailing whitespace, but a field
+            # value excludes leading and trailing OWS (RFC 9112 §5.1), as h11 already strips it.
+            super().on_header(name, value.strip(b" \t"))
+
         def connection_lost(self, exc: Exception | None) -> None:
             if self._header_timer is not None:
                 self._header_timer.cancel()

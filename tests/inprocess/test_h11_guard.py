@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 import uvicorn
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
@@ -24,6 +25,10 @@ except ImportError:
 
 pytestmark = pytest.mark.anyio
 DEADLINE = 0.3
+
+
+async def echo(request: Request) -> PlainTextResponse:
+    return PlainTextResponse(repr(request.headers["mcp-name"]))
 
 
 async def ok(request: object) -> PlainTextResponse:
@@ -42,7 +47,7 @@ async def slow(request: object) -> StreamingResponse:
 async def server(base: type | None) -> AsyncIterator[int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    app = Starlette(routes=[Route("/", ok), Route("/slow", slow)])
+    app = Starlette(routes=[Route("/", ok), Route("/slow", slow), Route("/echo", echo)])
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=header_timeout_protocol(DEADLINE, base)))
     task = asyncio.create_task(srv.serve(sockets=[sock]))
     while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
@@ -100,4 +105,14 @@ async def test_complete_requests_and_long_responses_are_served(base: type) -> No
         writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")  # same connection
         rest = await read_all(reader)
         assert rest.startswith(b"HTTP/1.1 200") and rest.endswith(b"ok")
+        writer.close()
+
+
+async def test_header_values_lose_surrounding_whitespace_on_both_parsers(base: type) -> None:
+    """RFC 9112 §5.1: OWS around a field value is not part of it (h11 strips it; llhttp keeps the trailing part)."""
+    async with server(base) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Name:  add \t \r\nConnection: close\r\n\r\n")
+        answer = await read_all(reader)
+        assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"'add'"), answer
         writer.close()
