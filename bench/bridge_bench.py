@@ -10,7 +10,9 @@ Legs (loopback; one load generator for every variant, so client cost is equal wi
            direct = a 2025 client session straight to that server
   B        2025 client -> proxy -> mcp 2.3.0 server on the 2026 wire (Streamable HTTP)
            direct = a 2025 client session straight to that (dual-era) server
-Variants: direct, null (bench/null_relay.py: parse, rewrite id, forward), bridge; with --peer the
+Variants: direct, null (bench/null_relay.py: parse, rewrite id, forward), bridge; with --baseline DIR also
+"before" (another tree's bridge: the same run measures before and after); with --nofast also the bridge
+without mcp-eras[fast] (MCP_BRIDGE_FAST=0); with --peer the
 A-stdio leg adds PyPI mcp-proxy 0.13.0 (a peer tool, no era translation; installed under .cache/).
 
 Every variant's processes start once per leg; then ``--rounds`` rounds run each (variant,
@@ -62,9 +64,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(cmd: list[str], port: int | None) -> Iterator[subprocess.Popen]:
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+def running(cmd: list[str], port: int | None, env: dict[str, str] | None = None, cwd: str | None = None) -> Iterator[subprocess.Popen]:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     try:
         deadline = time.monotonic() + 60
         while port is not None and time.monotonic() < deadline:
@@ -202,7 +204,10 @@ class Variant:
 async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str, dict]:
     cells = {(v.name, c): Cell() for v in variants for c in args.concurrency}
     per_round = max(1, args.requests // args.rounds)
-    limits = httpx.Limits(max_connections=max(args.concurrency) + 4, max_keepalive_connections=max(args.concurrency) + 4)
+    # Idle connections expire on the client first (uvicorn closes them after 5 s; the variants take turns),
+    # so no request is written into a keep-alive connection the server is closing.
+    limits = httpx.Limits(max_connections=max(args.concurrency) + 4, max_keepalive_connections=max(args.concurrency) + 4,
+                          keepalive_expiry=2.0)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         callers: dict[str, Caller] = {}
         stacks: list[StdioDirect] = []
@@ -222,7 +227,10 @@ async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str
                 order = variants[r % len(variants):] + variants[:r % len(variants)]
                 for c in args.concurrency:
                     for v in order:
-                        await run_cell(callers[v.name], cells[v.name, c], per_round, c, index, v.pid)
+                        try:
+                            await run_cell(callers[v.name], cells[v.name, c], per_round, c, index, v.pid)
+                        except Exception as exc:
+                            raise RuntimeError(f"variant {v.name} at c={c} (round {r}) failed: {exc!r}") from exc
                         index += per_round
         finally:
             for direct in stacks:
@@ -251,18 +259,34 @@ def url(port: int) -> str:
     return f"http://127.0.0.1:{port}/mcp"
 
 
-def bridge_cmd(port: int, *extra: str) -> list[str]:
-    return [BRIDGE, "serve", "--log-level", "error", "--listen", f"127.0.0.1:{port}", *extra]
+def bridge_cmd(port: int, *extra: str, exe: list[str] | None = None) -> list[str]:
+    return [*(exe or [BRIDGE]), "serve", "--log-level", "error", "--listen", f"127.0.0.1:{port}", *extra]
+
+
+def bridges(stack: ExitStack, args: argparse.Namespace, flags: list[str], client: Callable[..., Awaitable[Caller]]) -> list[Variant]:
+    """The bridge of this tree; with --baseline DIR also "before" (another tree's bridge, see main());
+    with --nofast also "bridge-nofast" (this tree with MCP_BRIDGE_FAST=0: no uvloop, no httptools)."""
+    runs: list[tuple[str, list[str], dict[str, str] | None, str | None]] = []
+    if args.baseline:
+        runs.append(("before", [PY, "-m", "mcp_eras.bridge"], {"PYTHONPATH": args.baseline}, args.baseline))
+    if args.nofast:
+        runs.append(("bridge-nofast", [BRIDGE], {"MCP_BRIDGE_FAST": "0"}, None))
+    runs.append(("bridge", [BRIDGE], None, None))
+    out = []
+    for name, exe, env, cwd in runs:
+        port = free_port()
+        proc = stack.enter_context(running(bridge_cmd(port, *flags, exe=exe), port, env, cwd))
+        out.append(Variant(name, proc.pid, make=lambda c, port=port: client(c, url(port))))
+    return out
 
 
 def leg_a_stdio(stack: ExitStack, args: argparse.Namespace) -> list[Variant]:
     server = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
-    nr, br = free_port(), free_port()
+    nr = free_port()
     relay = stack.enter_context(running([*RELAY, "--port", str(nr), "--mode", "a", "--", *server], nr))
-    bridge = stack.enter_context(running(bridge_cmd(br, "--upstream-era", "2025-11-25", "--", *server), br))
     out = [Variant("direct", None, stdio=server),
            Variant("null", relay.pid, make=lambda c: modern_http(c, url(nr))),
-           Variant("bridge", bridge.pid, make=lambda c: modern_http(c, url(br)))]
+           *bridges(stack, args, ["--upstream-era", "2025-11-25", "--", *server], modern_http)]
     if args.peer and (proxy := peer_mcp_proxy()):
         pp = free_port()
         peer = stack.enter_context(running([proxy, "--host", "127.0.0.1", "--port", str(pp), "--", *server], pp))
@@ -270,7 +294,7 @@ def leg_a_stdio(stack: ExitStack, args: argparse.Namespace) -> list[Variant]:
     return out
 
 
-def leg_http(stack: ExitStack, era: str) -> list[Variant]:
+def leg_http(stack: ExitStack, era: str, args: argparse.Namespace) -> list[Variant]:
     """A-http (era a: legacy server, 2026 client) or B (era b: modern server, 2025 client)."""
     if era == "a":
         server = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
@@ -278,13 +302,12 @@ def leg_http(stack: ExitStack, era: str) -> list[Variant]:
     else:
         server = [PY, str(ROOT / "samples" / "modern" / "everything_server.py")]
         flags, client = ["--front-era", "2025-11-25", "--upstream-era", "2026-07-28"], legacy_http
-    up, nr, br = free_port(), free_port(), free_port()
+    up, nr = free_port(), free_port()
     stack.enter_context(running([*server, "http", "--port", str(up)], up))
     relay = stack.enter_context(running([*RELAY, "--port", str(nr), "--mode", era, "--upstream", url(up)], nr))
-    bridge = stack.enter_context(running(bridge_cmd(br, *flags, "--upstream", url(up)), br))
     return [Variant("direct", None, make=lambda c: legacy_http(c, url(up))),
             Variant("null", relay.pid, make=lambda c: client(c, url(nr))),
-            Variant("bridge", bridge.pid, make=lambda c: client(c, url(br)))]
+            *bridges(stack, args, [*flags, "--upstream", url(up)], client)]
 
 
 def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
@@ -295,12 +318,15 @@ def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
             cpu = f"{s['cpu_ms_per_call']:.3f}" if s["cpu_ms_per_call"] is not None else "-"
             rss = f"{s['peak_rss_mb']:.0f} MB" if s["peak_rss_mb"] is not None else "-"
             print(f"{leg:<8} {name:<10} {c:>3} {s['p50_ms']:>8.2f} {s['p99_ms']:>8.2f} {s['rps']:>8.0f} {cpu:>11} {rss:>9}")
-    print("\nratios (bridge / null relay, bridge / direct):")
+    print("\nratios (proxy / null relay, proxy / direct):")
     for leg, cells in results.items():
-        for c in concurrency:
-            b, n, d = cells[f"bridge c={c}"], cells[f"null c={c}"], cells[f"direct c={c}"]
-            print(f"{leg:<8} c={c:<3} cpu/call {b['cpu_ms_per_call'] / n['cpu_ms_per_call']:.2f}x  "
-                  f"p50 {b['p50_ms'] / n['p50_ms']:.2f}x  req/s {b['rps'] / n['rps']:.2f}x vs null, {b['rps'] / d['rps']:.2f}x vs direct")
+        proxies = list(dict.fromkeys(k.split(" c=")[0] for k in cells if not k.startswith(("null ", "direct "))))
+        for name in proxies:
+            for c in concurrency:
+                b, n, d = cells[f"{name} c={c}"], cells[f"null c={c}"], cells[f"direct c={c}"]
+                print(f"{leg:<8} {name:<13} c={c:<3} cpu/call {b['cpu_ms_per_call'] / n['cpu_ms_per_call']:.2f}x  "
+                      f"p50 {b['p50_ms'] / n['p50_ms']:.2f}x  req/s {b['rps'] / n['rps']:.2f}x vs null, "
+                      f"{b['rps'] / d['rps']:.2f}x vs direct")
 
 
 def main() -> None:
@@ -310,12 +336,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
     parser.add_argument("--legs", nargs="+", default=["A-stdio", "A-http", "B"], choices=["A-stdio", "A-http", "B"])
     parser.add_argument("--peer", action="store_true", help="add PyPI mcp-proxy 0.13.0 to the A-stdio leg")
+    parser.add_argument("--baseline", metavar="DIR", help="also run the bridge of another tree as 'before': DIR holds "
+                        "mcp_eras/ (with bridge/ inside) and becomes PYTHONPATH and cwd of that bridge")
+    parser.add_argument("--nofast", action="store_true", help="also run this tree's bridge with MCP_BRIDGE_FAST=0")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict[str, dict]] = {}
     for leg in args.legs:
         with ExitStack() as stack:
-            variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b")
+            variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b", args)
             results[leg] = asyncio.run(run_leg(variants, args))
     if args.json:
         print(json.dumps(results, indent=2))

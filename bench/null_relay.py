@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 import orjson
 
 LEGACY = "2025-11-25"
+IDLE_EXPIRY = 2.0
+"""Seconds an idle upstream connection is reused (below the server's keep-alive timeout)."""
 MODERN = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -102,7 +104,7 @@ class HttpUpstream:
         parts = urlsplit(url)
         self.host, self.port, self.path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path or "/"
         self.mode = mode
-        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]] = []
         self.ids = itertools.count(1)
         self.headers = {"MCP-Protocol-Version": MODERN if mode == "b" else LEGACY}
 
@@ -116,18 +118,27 @@ class HttpUpstream:
             await self._exchange({"jsonrpc": "2.0", "method": "notifications/initialized"}, {})
 
     async def _exchange(self, frame: dict, extra: dict[str, str]) -> tuple[dict | None, dict[str, str]]:
-        conn = self.idle.pop() if self.idle else await asyncio.open_connection(self.host, self.port)
-        reader, writer = conn
         body = orjson.dumps(frame)
         head = [f"POST {self.path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Content-Type: application/json",
                 "Accept: application/json, text/event-stream", f"Content-Length: {len(body)}"]
         head += [f"{k}: {v}" for k, v in {**self.headers, **extra}.items()]
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
-        _, headers, payload = await read_http_message(reader)
+        request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+        now = asyncio.get_running_loop().time()
+        while self.idle and self.idle[-1][2] < now - IDLE_EXPIRY:
+            self.idle.pop()[1].close()  # the server may be closing it (uvicorn: after 5 s idle)
+        conn = self.idle.pop()[:2] if self.idle else await asyncio.open_connection(self.host, self.port)
+        try:
+            conn[1].write(request)
+            _, headers, payload = await read_http_message(conn[0])
+        except (asyncio.IncompleteReadError, ConnectionError):
+            conn[1].close()  # a keep-alive connection closed under us: once more on a new one (as any client does)
+            conn = await asyncio.open_connection(self.host, self.port)
+            conn[1].write(request)
+            _, headers, payload = await read_http_message(conn[0])
         if headers.get("connection", "").lower() == "close":
-            writer.close()
+            conn[1].close()
         else:
-            self.idle.append(conn)
+            self.idle.append((*conn, asyncio.get_running_loop().time()))
         if not payload:
             return None, headers
         if headers.get("content-type", "").startswith("text/event-stream"):

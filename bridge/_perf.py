@@ -1,17 +1,51 @@
-"""Hot-path fixes for third-party libraries, applied once at import.
+"""Hot-path choices made once at start-up: third-party fixes, and the optional ``mcp-eras[fast]`` extra.
 
 httpcore asks ``import sniffio`` on every request to learn the async library; when sniffio is not
 installed that failing import scans ``sys.path`` each time (~0.1 ms per upstream request, measured
 with cProfile). Recording the absence once makes later imports fail immediately, which is exactly
 what they would do anyway.
+
+``mcp-eras[fast]`` installs uvloop (a libuv event loop) and httptools (llhttp, the HTTP/1.1 parser
+uvicorn's ``[standard]`` extra uses). When they are importable the bridge uses them, as uvicorn does
+with ``loop="auto"``/``http="auto"``: the HTTP fronts parse requests with httptools and every command
+runs on uvloop. ``MCP_BRIDGE_FAST=0`` keeps the pure-Python defaults (asyncio loop, h11) even then.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import os
 import sys
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def apply() -> None:
     if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
         sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+def fast_enabled() -> bool:
+    return os.environ.get("MCP_BRIDGE_FAST", "").strip().lower() not in ("0", "false", "no", "off")
+
+
+def has(module: str) -> bool:
+    return fast_enabled() and importlib.util.find_spec(module) is not None
+
+
+def loop_name() -> str:
+    """uvicorn's ``loop`` setting: uvloop when installed (and not turned off), else asyncio."""
+    return "uvloop" if has("uvloop") else "asyncio"
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` on uvloop when it is installed (and not turned off)."""
+    if has("uvloop"):
+        import uvloop
+
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(main)
+    return asyncio.run(main)

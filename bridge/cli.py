@@ -6,7 +6,6 @@ option also as an ``MCP_BRIDGE_*`` environment variable, one-line errors.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import os
@@ -18,7 +17,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from mcp_eras.bridge import clikit, eras
+from mcp_eras.bridge import _perf, clikit, eras
 from mcp_eras.bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.fleet.cli import app as fleet_app
@@ -244,7 +243,7 @@ def serve(
                     transport=upstream_transport, env=child_vars, inherit_env=inherit, cwd=cwd)
     up = with_tasks(make_upstream(target, settings), settings)
     if stdio:
-        asyncio.run(_serve_stdio(up, settings))
+        _perf.run(_serve_stdio(up, settings))
         return
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,

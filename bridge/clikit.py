@@ -150,10 +150,11 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     sock = bind(host, port)
     bound_port = sock.getsockname()[1]
     announce(host, bound_port)
+    from mcp_eras.bridge import _perf
     from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=header_timeout_protocol(header_timeout))
+                            http=header_timeout_protocol(header_timeout), loop=_perf.loop_name())
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

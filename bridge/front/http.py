@@ -141,11 +141,23 @@ class HttpFront:
         return await self.dispatch(request, msg, call_context(request))
 
     async def dispatch(self, request: Request, msg: Message, ctx: CallContext) -> Response:
-        """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it."""
+        """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it.
+
+        The first item (a notification or the response) settles ``first``; later ones queue for the SSE
+        stream. A client disconnect before the first item settles it with None (then the call is cancelled).
+        One task for the call and one watching the connection: no queue getter, no ``asyncio.wait``."""
+        loop = asyncio.get_running_loop()
+        first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
         queue: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
 
+        def put(item: tuple[str, Message]) -> None:
+            if first.done():
+                queue.put_nowait(item)
+            else:
+                first.set_result(item)
+
         async def emit(note: Message) -> None:
-            queue.put_nowait(("note", note))
+            put(("note", note))
 
         async def run() -> None:
             try:
@@ -157,16 +169,24 @@ class HttpFront:
                 response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
             if msg["method"] == "tools/list":
                 self._learn_param_schemas(response)
-            queue.put_nowait(("done", response))
+            put(("done", response))
 
-        task = asyncio.create_task(run())
-        first = await _first_or_disconnect(queue, request)
-        if first is None:
+        task = loop.create_task(run())
+        watcher = loop.create_task(_wait_disconnect(request))
+        watcher.add_done_callback(lambda _w: first.done() or first.set_result(None))
+        try:
+            head = await first
+        except BaseException:
+            task.cancel()  # the front itself is being cancelled (shutdown): so is the call
+            raise
+        finally:
+            watcher.cancel()
+        if head is None:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
             return Response(status_code=499)
-        kind, payload = first
+        kind, payload = head
         if kind == "done":
             return json_message(payload, errors.modern_http_status(payload))
         return StreamingResponse(self._stream(payload, queue, task), media_type="text/event-stream", headers=SSE_HEADERS)
@@ -207,19 +227,6 @@ class HttpFront:
         return JSONResponse({"status": "ok", "upstream": status})
 
 
-async def _first_or_disconnect(queue: asyncio.Queue[tuple[str, Message]], request: Request) -> tuple[str, Message] | None:
-    getter = asyncio.ensure_future(queue.get())
-    watcher = asyncio.ensure_future(_wait_disconnect(request))
-    try:
-        done, _ = await asyncio.wait({getter, watcher}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        watcher.cancel()
-    if getter in done:
-        return getter.result()
-    getter.cancel()
-    return None
-
-
 async def _wait_disconnect(request: Request) -> None:
     while True:
         message = await request.receive()
@@ -250,7 +257,10 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
         Route(path, front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/healthz", front.healthz, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan, middleware=[guard.guard_middleware(settings)])
+    # The MCP endpoint is also served straight from the guard (the route stays for HEAD/OPTIONS -> 405).
+    endpoints = {} if any(getattr(r, "path", None) == path for r in extra_routes or []) else {path: front.endpoint}
+    app = Starlette(routes=routes, lifespan=lifespan or default_lifespan,
+                    middleware=[guard.guard_middleware(settings, endpoints=endpoints)])
     app.state.front = front
     return app
 

@@ -41,6 +41,10 @@ SSE_RETRY_MS = 1000
 (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 6)."""
 
 
+SWEEP_MIN = 64
+"""Streams a session holds before ``new_stream`` first sweeps the expired ones."""
+
+
 class HttpSessionSlot:
     """One session id on the HTTP front: the session and its replayable streams (GET stream ``g``, POSTs ``p<n>``)."""
 
@@ -58,11 +62,16 @@ class HttpSessionSlot:
         self.streams: dict[str, EventStream] = {"g": self.get_stream}
         self.get_seen = 0
         self._keys = itertools.count(1)
+        self._sweep_at = SWEEP_MIN
 
     def new_stream(self) -> EventStream:
-        now = time.monotonic()
-        for key in [k for k, s in self.streams.items() if k != "g" and s.expired(now)]:
-            del self.streams[key]
+        # Expired POST streams are swept when the table has doubled since the last sweep: amortized O(1)
+        # per POST (a sweep on every POST walked every stream kept for replay), at most twice the live set.
+        if len(self.streams) >= self._sweep_at:
+            now = time.monotonic()
+            for key in [k for k, s in self.streams.items() if k != "g" and s.expired(now)]:
+                del self.streams[key]
+            self._sweep_at = max(SWEEP_MIN, 2 * len(self.streams))
         stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention)
         self.streams[stream.key] = stream
         return stream

@@ -9,7 +9,7 @@ an allow-list too (loopback names by default): a wrong Host is answered 421 Misd
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -17,6 +17,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import get_route_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_eras.bridge import jsonrpc
@@ -109,12 +110,23 @@ def refusal(status: int, message: str, headers: dict[str, str] | None = None) ->
                     media_type="application/json", headers=headers)
 
 
-class TransportGuard:
-    """Pure ASGI middleware (no body buffering: streaming responses pass straight through)."""
+Endpoint = Callable[[Request], Awaitable[Response]]
+ENDPOINT_METHODS = frozenset({"GET", "POST", "DELETE", "PUT", "PATCH"})
+"""Methods a direct endpoint serves; others (HEAD, OPTIONS) go through the app's router (405 there)."""
 
-    def __init__(self, app: ASGIApp, policy: GuardPolicy) -> None:
+
+class TransportGuard:
+    """Pure ASGI middleware (no body buffering: streaming responses pass straight through).
+
+    ``endpoints`` (path -> endpoint) are served straight from here once screened: the hot MCP endpoint
+    skips the app's exception middleware, router and route wrapper (per-request layers that did nothing
+    for it: it raises no HTTPException and its path is fixed). Errors still reach Starlette's outermost
+    ServerErrorMiddleware (a 500), which wraps this guard."""
+
+    def __init__(self, app: ASGIApp, policy: GuardPolicy, endpoints: Mapping[str, Endpoint] | None = None) -> None:
         self.app = app
         self.policy = policy
+        self.endpoints = dict(endpoints or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -123,12 +135,18 @@ class TransportGuard:
                 await refusal(*stop)(scope, receive, send)
                 return
             scope.setdefault("state", {})[SCREENED] = True
+            endpoint = self.endpoints.get(get_route_path(scope)) if self.endpoints else None
+            if endpoint is not None and scope["method"] in ENDPOINT_METHODS:
+                response = await endpoint(Request(scope, receive, send))
+                await response(scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
 
-def guard_middleware(settings: Settings, mcp_path: Callable[[str], bool] = is_mcp_path) -> Middleware:
+def guard_middleware(settings: Settings, mcp_path: Callable[[str], bool] = is_mcp_path,
+                     endpoints: Mapping[str, Endpoint] | None = None) -> Middleware:
     """``Starlette(middleware=[guard_middleware(settings)])`` for any app serving MCP endpoints."""
-    return Middleware(TransportGuard, policy=GuardPolicy.from_settings(settings, mcp_path))
+    return Middleware(TransportGuard, policy=GuardPolicy.from_settings(settings, mcp_path), endpoints=endpoints)
 
 
 def screen_request(request: Request, settings: Settings) -> Response | None:

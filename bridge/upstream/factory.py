@@ -24,6 +24,7 @@ from mcp_eras.bridge.translate import era_probe
 from mcp_eras.bridge.translate.era_probe import classify_discover_answer
 from mcp_eras.bridge.translate.modern_upstream import bridge_meta
 from mcp_eras.bridge.upstream import prespawn
+from mcp_eras.bridge.upstream.http_pool import upstream_client
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 from mcp_eras.bridge.upstream.legacy_transport import (
     Handshake,
@@ -237,10 +238,8 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
         # Connections are not capped (every pooled session holds a GET stream) but all of them are
         # kept alive: a keep-alive cap below the concurrency churns TCP connections under load. The
         # pool wait is bounded anyway: an exhausted pool must surface as an error, never as a hang.
-        client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
-                                                         pool=settings.connect_timeout),
-                                   limits=httpx.Limits(max_connections=None, max_keepalive_connections=256,
-                                                       keepalive_expiry=settings.upstream_keepalive_expiry))
+        client = upstream_client(httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
+                                               pool=settings.connect_timeout), settings.upstream_keepalive_expiry)
 
     def factory(ctx: CallContext) -> LegacyTransport:
         headers = dict(target.headers)

@@ -21,8 +21,10 @@ import httpx
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
-from mcp_eras.bridge.sse import iter_sse
+from mcp_eras.bridge.sse import iter_sse, sse_lines
 from mcp_eras.bridge.translate import era_probe, errors
+from mcp_eras.bridge.upstream import lean_http
+from mcp_eras.bridge.upstream.http_pool import rpc_extensions
 from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream")
@@ -222,10 +224,8 @@ class StreamableHttpTransport(LegacyTransport):
         rid = msg["id"]
         answered = False
         try:
-            async with self.client.stream(
-                "POST", self.url, content=jsonrpc.dumps(msg), headers=self._headers(),
-                timeout=httpx.Timeout(self.timeout, connect=10.0, pool=10.0),
-            ) as resp:
+            async with lean_http.post(self.client, self.url, jsonrpc.dumps(msg), self._headers(),
+                                      httpx.Timeout(self.timeout, connect=10.0, pool=10.0), rpc_extensions(msg.get("method"))) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
                     self.session_id = resp.headers["mcp-session-id"]
                 ctype = resp.headers.get("content-type", "")
@@ -250,7 +250,7 @@ class StreamableHttpTransport(LegacyTransport):
                         await self._deliver(_error_for(rid, message, data), rid)
                     return
                 if ctype.startswith("text/event-stream"):
-                    async for ev in iter_sse(resp.aiter_lines()):
+                    async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
                         if not ev.data:
                             continue
                         frame = _try_json(ev.data.encode())
@@ -291,7 +291,7 @@ class StreamableHttpTransport(LegacyTransport):
                     if resp.status_code >= 400:
                         await resp.aread()
                         raise httpx.HTTPStatusError("GET stream refused", request=resp.request, response=resp)
-                    async for ev in iter_sse(resp.aiter_lines()):
+                    async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
                         if ev.retry is not None:
                             delay = ev.retry / 1000
                         if ev.id:
@@ -356,7 +356,7 @@ class SseTransport(LegacyTransport):
             ) as resp:
                 if resp.status_code != 200:
                     raise UpstreamError(f"HTTP+SSE upstream answered {resp.status_code}")
-                async for ev in iter_sse(resp.aiter_lines()):
+                async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
                     if ev.event == "endpoint":
                         if not ready.done():
                             ready.set_result(urljoin(self.url, ev.data.strip()))

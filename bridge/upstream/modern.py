@@ -32,9 +32,11 @@ from mcp_eras.bridge.eras import (
     MODERN,
 )
 from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.sse import iter_sse
+from mcp_eras.bridge.sse import iter_sse, sse_lines
 from mcp_eras.bridge.translate import errors, mirror_headers
 from mcp_eras.bridge.translate import modern_upstream as mu
+from mcp_eras.bridge.upstream import lean_http
+from mcp_eras.bridge.upstream.http_pool import rpc_extensions, upstream_client
 from mcp_eras.bridge.upstream.process import ChildProcess
 
 log = logging.getLogger("mcp_bridge.upstream.modern")
@@ -98,12 +100,9 @@ class ModernHttpUpstream(Upstream):
 
     async def start(self) -> None:
         if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
-                # Every legacy session holds one long-lived listen stream: do not cap open connections.
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=256,
-                                    keepalive_expiry=self.settings.upstream_keepalive_expiry),
-            )
+            # Every legacy session holds one long-lived listen stream: open connections are not capped.
+            self._client = upstream_client(httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
+                                           self.settings.upstream_keepalive_expiry)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -221,8 +220,8 @@ class ModernHttpUpstream(Upstream):
         http_timeout = httpx.Timeout(self.settings.request_timeout if timeout else None, connect=self.settings.connect_timeout)
         try:
             with anyio.fail_after(timeout) if timeout else contextlib.nullcontext():
-                async with self._client.stream("POST", self.url, content=jsonrpc.dumps(wire), headers=headers,
-                                               timeout=http_timeout) as resp:
+                async with lean_http.post(self._client, self.url, jsonrpc.dumps(wire), headers, http_timeout,
+                                          rpc_extensions(wire.get("method"))) as resp:
                     ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                     if ctype == "text/event-stream":
                         found = await self._read_sse(resp, wire_id, caller_id, emit)
@@ -247,11 +246,11 @@ class ModernHttpUpstream(Upstream):
             raise UpstreamError(f"upstream {self.url} unreachable: {exc.__class__.__name__}: {exc}") from None
 
     @staticmethod
-    def _status_error(status: int, caller_id: RequestId, headers: httpx.Headers) -> Message:
+    def _status_error(status: int, caller_id: RequestId, headers: Any) -> Message:
         return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
-    async def _read_sse(self, resp: httpx.Response, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
-        async for event in iter_sse(resp.aiter_lines()):
+    async def _read_sse(self, resp: Any, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
+        async for event in iter_sse(sse_lines(resp.aiter_bytes())):
             if not event.data:
                 continue
             try:

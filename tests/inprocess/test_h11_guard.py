@@ -12,13 +12,23 @@ from collections.abc import AsyncIterator
 import pytest
 import uvicorn
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
 from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
 
+try:  # mcp-eras[fast]: uvicorn's httptools protocol gets the same deadline
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:
+    HttpToolsProtocol = None  # type: ignore[assignment, misc]
+
 pytestmark = pytest.mark.anyio
 DEADLINE = 0.3
+
+
+async def echo(request: Request) -> PlainTextResponse:
+    return PlainTextResponse(repr(request.headers["mcp-name"]))
 
 
 async def ok(request: object) -> PlainTextResponse:
@@ -34,11 +44,11 @@ async def slow(request: object) -> StreamingResponse:
 
 
 @contextlib.asynccontextmanager
-async def server() -> AsyncIterator[int]:
+async def server(base: type | None) -> AsyncIterator[int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    app = Starlette(routes=[Route("/", ok), Route("/slow", slow)])
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=header_timeout_protocol(DEADLINE)))
+    app = Starlette(routes=[Route("/", ok), Route("/slow", slow), Route("/echo", echo)])
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=header_timeout_protocol(DEADLINE, base)))
     task = asyncio.create_task(srv.serve(sockets=[sock]))
     while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
         await asyncio.sleep(0.01)
@@ -55,8 +65,19 @@ async def read_all(reader: asyncio.StreamReader) -> bytes:
         return await reader.read()
 
 
-async def test_trickled_headers_are_cut_off() -> None:
-    async with server() as port:
+@pytest.fixture(params=["h11", "httptools"])
+def base(request: pytest.FixtureRequest) -> type:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    if request.param == "h11":
+        return H11Protocol
+    if HttpToolsProtocol is None:
+        pytest.skip("httptools is not installed (mcp-eras[fast])")
+    return HttpToolsProtocol
+
+
+async def test_trickled_headers_are_cut_off(base: type) -> None:
+    async with server(base) as port:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         closed = False
@@ -70,8 +91,8 @@ async def test_trickled_headers_are_cut_off() -> None:
         writer.close()
 
 
-async def test_complete_requests_and_long_responses_are_served() -> None:
-    async with server() as port:
+async def test_complete_requests_and_long_responses_are_served(base: type) -> None:
+    async with server(base) as port:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         head = b""
@@ -84,4 +105,14 @@ async def test_complete_requests_and_long_responses_are_served() -> None:
         writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")  # same connection
         rest = await read_all(reader)
         assert rest.startswith(b"HTTP/1.1 200") and rest.endswith(b"ok")
+        writer.close()
+
+
+async def test_header_values_lose_surrounding_whitespace_on_both_parsers(base: type) -> None:
+    """RFC 9112 §5.1: OWS around a field value is not part of it (h11 strips it; llhttp keeps the trailing part)."""
+    async with server(base) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Name:  add \t \r\nConnection: close\r\n\r\n")
+        answer = await read_all(reader)
+        assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"'add'"), answer
         writer.close()

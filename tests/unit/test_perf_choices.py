@@ -1,0 +1,42 @@
+"""bridge._perf: mcp-eras[fast] (uvloop, httptools) is used when importable unless MCP_BRIDGE_FAST=0."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+import pytest
+
+from mcp_eras.bridge import _perf
+from mcp_eras.bridge.front.h11_guard import default_base
+
+FAST = importlib.util.find_spec("uvloop") is not None and importlib.util.find_spec("httptools") is not None
+
+
+async def _loop_class() -> str:
+    return type(asyncio.get_running_loop()).__module__
+
+
+def test_opt_out_keeps_asyncio_and_h11(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    monkeypatch.setenv("MCP_BRIDGE_FAST", "0")
+    assert _perf.loop_name() == "asyncio"
+    assert default_base() is H11Protocol
+    assert _perf.run(_loop_class()).startswith("asyncio")
+
+
+@pytest.mark.skipif(not FAST, reason="mcp-eras[fast] is not installed")
+def test_fast_extra_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    monkeypatch.delenv("MCP_BRIDGE_FAST", raising=False)
+    assert _perf.loop_name() == "uvloop"
+    assert default_base() is HttpToolsProtocol
+    assert _perf.run(_loop_class()).startswith("uvloop")
+
+
+@pytest.mark.skipif(FAST, reason="mcp-eras[fast] is installed")
+def test_without_the_extra_the_defaults_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MCP_BRIDGE_FAST", raising=False)
+    assert _perf.loop_name() == "asyncio"
