@@ -83,9 +83,13 @@ class ChildProcess:
         return self._proc.pid if self._proc else None
 
     async def start(self) -> None:
+        if self._closed:  # a closed child never starts again: no wait without an end
+            raise UpstreamError(f"upstream {self.name} is closed")
         if self._supervisor is None:
             self._supervisor = asyncio.create_task(self._supervise(), name=f"child:{self.name}")
         await self._started.wait()
+        if self._closed:
+            raise UpstreamError(f"upstream {self.name} was closed while starting")
         if not self._ready.is_set() and self._spawn_error is not None:
             raise UpstreamError(f"cannot start upstream {self.argv[0]!r}: {self._spawn_error}")
 
@@ -137,6 +141,7 @@ class ChildProcess:
             self._supervisor.cancel()
             with contextlib.suppress(BaseException):
                 await self._supervisor
+        self._started.set()  # a start() still waiting learns that the child is closed
 
     async def _supervise(self) -> None:
         backoff = self.backoff_initial
