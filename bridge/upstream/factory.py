@@ -227,6 +227,37 @@ async def probe(target: Target, settings: Settings, keep_child: bool = False) ->
     return await probe_stdio(target, settings, keep_child)
 
 
+EARLY_EXIT_WINDOW = 0.3
+"""Seconds a pre-started stdio child is watched for an immediate exit (a wrong path or argument) before ``start()``
+returns: the fail-fast of a provisional session, without its handshake. The child loads meanwhile, so this costs
+nothing when it takes longer to become responsive (an interpreter importing its SDK does)."""
+
+
+async def _drop(_msg: Message) -> None:
+    """Nothing is asked of a child before its session adopts it; a server speaking first is not answered."""
+
+
+async def _started_or_close(child: ChildProcess, settings: Settings) -> None:
+    """Start ``child``; raise ``UpstreamError`` (child closed) when it cannot start or exits within the window."""
+    exited = asyncio.Event()
+
+    async def on_exit(_code: int) -> None:
+        exited.set()
+
+    child.on_exit = on_exit
+    try:
+        await child.start()
+        await child.wait_ready(settings.connect_timeout)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(exited.wait(), min(EARLY_EXIT_WINDOW, settings.connect_timeout))
+        if exited.is_set():
+            raise UpstreamError(f"upstream {child.name} exited at start with code {child.last_exit}")
+    except BaseException:
+        await child.aclose()
+        raise
+    child.on_exit = None
+
+
 def legacy_upstream(target: Target, settings: Settings, transport: str | None = None,
                     adopt: ProbeResult | None = None) -> LegacyUpstream:
     """A 2025 upstream. ``adopt``: a stdio probe's result with its child; the first session runs on that child."""
@@ -255,8 +286,19 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
                               max_line_bytes=settings.max_line_bytes, backoff_initial=settings.respawn_backoff_initial,
                               backoff_max=settings.respawn_backoff_max, child=child, handshake=handshake if child else None)
 
-    up = LegacyUpstream(factory, settings, name=target.name)
-    if client is not None or adopted:
+    async def prestart() -> None:
+        """stdio: the child starts now, uninitialized; the first session adopts it and initializes it for its own
+        caller (2025-11-25 basic/lifecycle.mdx §Initialization: once per connection), so one child, not two."""
+        if adopted:  # the era probe's child, running already
+            return
+        child = ChildProcess(target.command, on_message=_drop, env=target.env, inherit_env=target.inherit_env, cwd=target.cwd,
+                             name=target.name, max_line_bytes=settings.max_line_bytes,
+                             backoff_initial=settings.respawn_backoff_initial, backoff_max=settings.respawn_backoff_max)
+        await _started_or_close(child, settings)
+        adopted.append(child)
+
+    up = LegacyUpstream(factory, settings, name=target.name, prestart=None if target.url else prestart)
+    if client is not None or target.command:
         original = up.aclose
 
         async def aclose() -> None:
