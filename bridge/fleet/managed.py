@@ -38,7 +38,7 @@ ERA_TYPICAL_CODES = {-32600, -32601, -32603, -32000, -32001}
 REPROBE_MIN_INTERVAL = 5.0
 
 Prober = Callable[..., Any]
-"""``probe``'s signature: (target, settings, keep_child=False) -> ProbeResult."""
+"""``probe``'s signature: (target, settings, keep_child=False, confirm=True) -> ProbeResult."""
 
 
 def register_metrics(metrics: Metrics) -> None:
@@ -168,8 +168,10 @@ class ManagedUpstream(Upstream):
             transport: str | None = None
             result: ProbeResult | None = None
             if era == "auto":
-                # keep_child: a stdio server's probed child becomes the delegate's (no second spawn)
-                result = await self.prober(slot.target, slot.settings, keep_child=True)
+                # keep_child: a stdio server's probed child becomes the delegate's (no second spawn). No caller is
+                # known at load, so a provisional 2025 verdict is not confirmed with the bridge's own identity (that
+                # child could serve no client): the first client's session initializes it, and a refusal re-probes.
+                result = await self.prober(slot.target, slot.settings, keep_child=True, confirm=False)
                 slot.probe, slot.probed_at = result, time.monotonic()
                 assert result.era is not None
                 era = result.era

@@ -160,7 +160,11 @@ async def _speaks_legacy(target: Target, settings: Settings) -> str | None:
                                                              "request_timeout": settings.probe_timeout * 2}),
                          None if target.url is None else "streamable-http")
     try:
-        await asyncio.wait_for(up.start(), settings.probe_timeout * 3)
+        async def handshake() -> None:
+            await up.start()
+            await up.discover(CallContext())  # a stdio start() only spawns: the first session initializes
+
+        await asyncio.wait_for(handshake(), settings.probe_timeout * 3)
         version = _legacy_init(up).get("protocolVersion")
         return version if isinstance(version, str) else None
     except Exception:  # noqa: BLE001 - refusing the handshake is the answer

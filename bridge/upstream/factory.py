@@ -187,11 +187,16 @@ class StdioProbe:
         except (TimeoutError, UpstreamError):
             return None
 
-    async def conclude(self, first_request: Message | None = None, keep_child: bool = False) -> ProbeResult:
+    async def conclude(self, first_request: Message | None = None, keep_child: bool = False,
+                       confirm: bool = True) -> ProbeResult:
         """The verdict. With ``keep_child`` the child is handed over in the result (modern, or legacy with the
-        handshake done for ``first_request``'s identity); otherwise it is stopped."""
+        handshake done for ``first_request``'s identity); otherwise it is stopped. ``confirm=False`` (with
+        ``keep_child``, when no caller's identity is known yet): a provisional legacy verdict is handed over with the
+        uninitialized child, whose first session's own ``initialize`` is the confirmation (a refusal is an
+        era-typical failure: the holder re-probes)."""
         handshake: Handshake | None = None
-        if era_probe.needs_confirmation(self.state):
+        deferred = keep_child and not confirm and era_probe.needs_confirmation(self.state)
+        if era_probe.needs_confirmation(self.state) and not deferred:
             params = era_probe.confirm_params(first_request, self.settings.bridge_info())
             init = await self._confirm(params)
             if init is not None:
@@ -199,7 +204,7 @@ class StdioProbe:
         era = self.state.era or eras.LEGACY
         discover = self.answer.get("result") if era == eras.MODERN and isinstance(self.answer, dict) else None
         result = ProbeResult(era, "stdio", discover if isinstance(discover, dict) else None, detail=", ".join(self.state.signals))
-        if keep_child and (era == eras.MODERN or handshake is not None):
+        if keep_child and (era == eras.MODERN or handshake is not None or deferred):
             result.child, result.handshake = self.child, handshake if era == eras.LEGACY else None
         else:
             await self.aclose()
@@ -210,7 +215,7 @@ class StdioProbe:
 
 
 async def probe_stdio(target: Target, settings: Settings, keep_child: bool = False,
-                      first_request: Message | None = None) -> ProbeResult:
+                      first_request: Message | None = None, confirm: bool = True) -> ProbeResult:
     """Spawn the server once and ask ``server/discover`` (then ``initialize`` when that says legacy)."""
     stdio = StdioProbe(target, settings)
     try:
@@ -218,13 +223,44 @@ async def probe_stdio(target: Target, settings: Settings, keep_child: bool = Fal
     except BaseException:
         await stdio.aclose()
         raise
-    return await stdio.conclude(first_request, keep_child)
+    return await stdio.conclude(first_request, keep_child, confirm)
 
 
-async def probe(target: Target, settings: Settings, keep_child: bool = False) -> ProbeResult:
+async def probe(target: Target, settings: Settings, keep_child: bool = False, confirm: bool = True) -> ProbeResult:
     if target.url:
         return await probe_http(target.url, settings, target.headers)
-    return await probe_stdio(target, settings, keep_child)
+    return await probe_stdio(target, settings, keep_child, confirm=confirm)
+
+
+EARLY_EXIT_WINDOW = 0.3
+"""Seconds a pre-started stdio child is watched for an immediate exit (a wrong path or argument) before ``start()``
+returns: the fail-fast of a provisional session, without its handshake. The child loads meanwhile, so this costs
+nothing when it takes longer to become responsive (an interpreter importing its SDK does)."""
+
+
+async def _drop(_msg: Message) -> None:
+    """Nothing is asked of a child before its session adopts it; a server speaking first is not answered."""
+
+
+async def _started_or_close(child: ChildProcess, settings: Settings) -> None:
+    """Start ``child``; raise ``UpstreamError`` (child closed) when it cannot start or exits within the window."""
+    exited = asyncio.Event()
+
+    async def on_exit(_code: int) -> None:
+        exited.set()
+
+    child.on_exit = on_exit
+    try:
+        await child.start()
+        await child.wait_ready(settings.connect_timeout)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(exited.wait(), min(EARLY_EXIT_WINDOW, settings.connect_timeout))
+        if exited.is_set():
+            raise UpstreamError(f"upstream {child.name} exited at start with code {child.last_exit}")
+    except BaseException:
+        await child.aclose()
+        raise
+    child.on_exit = None
 
 
 def legacy_upstream(target: Target, settings: Settings, transport: str | None = None,
@@ -255,8 +291,19 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
                               max_line_bytes=settings.max_line_bytes, backoff_initial=settings.respawn_backoff_initial,
                               backoff_max=settings.respawn_backoff_max, child=child, handshake=handshake if child else None)
 
-    up = LegacyUpstream(factory, settings, name=target.name)
-    if client is not None or adopted:
+    async def prestart() -> None:
+        """stdio: the child starts now, uninitialized; the first session adopts it and initializes it for its own
+        caller (2025-11-25 basic/lifecycle.mdx §Initialization: once per connection), so one child, not two."""
+        if adopted:  # the era probe's child, running already
+            return
+        child = ChildProcess(target.command, on_message=_drop, env=target.env, inherit_env=target.inherit_env, cwd=target.cwd,
+                             name=target.name, max_line_bytes=settings.max_line_bytes,
+                             backoff_initial=settings.respawn_backoff_initial, backoff_max=settings.respawn_backoff_max)
+        await _started_or_close(child, settings)
+        adopted.append(child)
+
+    up = LegacyUpstream(factory, settings, name=target.name, prestart=None if target.url else prestart)
+    if client is not None or target.command:
         original = up.aclose
 
         async def aclose() -> None:

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,8 +48,11 @@ class LegacyUpstream(Upstream):
     era = eras.LEGACY
 
     def __init__(self, transport_factory: TransportFactory, settings: Settings, name: str = "upstream",
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, prestart: Callable[[], Awaitable[None]] | None = None) -> None:
         self.transport_factory = transport_factory
+        self.prestart = prestart
+        """Replaces the provisional session of ``start()`` (a stdio target: spawn the child that the first session
+        adopts and initializes for its own caller, so one child, not two)."""
         self.settings = settings
         self.name = name
         self.limits = limits or Limits(
@@ -77,7 +80,10 @@ class LegacyUpstream(Upstream):
 
     async def start(self) -> None:
         """Fail fast: initialize one session now. It is provisional: the first client session of
-        another identity retires it while idle (a stdio upstream would otherwise keep two children)."""
+        another identity retires it while idle. With ``prestart`` that runs instead (no provisional session)."""
+        if self.prestart is not None:
+            await self.prestart()
+            return
         await self._ready(*await self._session(None, CallContext()))
 
     async def discover(self, ctx: CallContext, request: Message | None = None) -> Message:

@@ -40,9 +40,10 @@ def servers(legacy_python: str) -> dict[str, list[str]]:
     }
 
 
-def run_bridged(client: list[str], mode: str, server: list[str], log: Path, delay: float = 0.0) -> dict:
+def run_bridged(client: list[str], mode: str, server: list[str], log: Path, delay: float = 0.0,
+                upstream_era: str = "auto") -> dict:
     counted = [peers.MODERN_PYTHON, COUNTER, str(log), *(["--delay", str(delay)] if delay else []), "--", *server]
-    bridge = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "error", "--", *counted]
+    bridge = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "error", "--upstream-era", upstream_era, "--", *counted]
     proc = subprocess.run([*client, "--mode", mode, "--plan", json.dumps(PLAN), "--", *bridge],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -80,3 +81,24 @@ def test_auto_mode_connects_after_its_discover_timed_out(era: str, legacy_python
     out = run_bridged(client, "auto", servers(legacy_python)[era], log, delay=3.0)
     assert_answered(out)
     assert starts(log) == 1, log.read_text()
+
+
+@pytest.mark.parametrize("client", ["v2-auto", "v1"])
+def test_pinned_legacy_upstream_starts_one_child(client: str, legacy_python: str, tmp_path: Path) -> None:
+    """``--upstream-era 2025-11-25``: start() spawns the child (fail fast) without initializing it; the first
+    client's session adopts it and sends its own initialize (no provisional session of the bridge's identity)."""
+    log = tmp_path / "starts.log"
+    python = peers.MODERN_PYTHON if client == "v2-auto" else legacy_python
+    out = run_bridged([python, DRIVER], "auto" if client == "v2-auto" else "legacy", servers(legacy_python)["legacy"], log,
+                      upstream_era="2025-11-25")
+    assert_answered(out)
+    assert starts(log) == 1, log.read_text()
+
+
+def test_pinned_legacy_upstream_that_exits_at_once_fails_at_start(legacy_python: str, tmp_path: Path) -> None:
+    """Fail fast without a provisional session: a child that exits right away is reported when the bridge starts."""
+    bridge = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "error", "--upstream-era", "2025-11-25", "--",
+              legacy_python, "-c", "raise SystemExit(3)"]
+    proc = subprocess.run(bridge, input="", capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "exited" in proc.stderr and "3" in proc.stderr, proc.stderr[-2000:]

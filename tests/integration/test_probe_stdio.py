@@ -142,3 +142,33 @@ def test_an_adopted_child_serves_only_the_identity_it_was_initialized_for(same_i
 
     probe_pid, serving_pid = asyncio.run(main())
     assert (serving_pid == probe_pid) is same_identity
+
+
+@pytest.mark.parametrize("how", ["pinned", "probed-unconfirmed"])
+def test_a_2025_upstream_started_before_its_first_caller_spawns_once(how: str, spawns: list[Any]) -> None:
+    """Pinned 2025 (``--upstream-era``) and the fleet's probe (no caller known at load, ``confirm=False``): start()
+    leaves the child uninitialized and the first caller's session initializes it (its serverInfo names that pid)."""
+    # the server prints nothing before initialize: its silence is "no-answer" after probe_start_timeout
+    settings = Settings(probe_timeout=0.5, probe_start_timeout=1.0, connect_timeout=10.0, request_timeout=30.0)
+    target = factory.Target(command=[sys.executable, "-c", PID_SERVER], name="pid")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "caller", "version": "1"}}
+
+    async def main() -> dict[str, Any]:
+        result = None
+        if how == "probed-unconfirmed":
+            result = await factory.probe(target, settings, keep_child=True, confirm=False)
+            assert result.era == "2025-11-25" and result.child is not None and result.handshake is None, result
+            assert "initialize-result" not in result.detail
+        upstream = factory.legacy_upstream(target, settings, adopt=result)
+        try:
+            await upstream.start()
+            assert len(spawns) == 1
+            return await upstream.discover(CallContext(identity=meta))
+        finally:
+            await upstream.aclose()
+
+    discovered = asyncio.run(main())
+    assert len(spawns) == 1
+    # answered from the InitializeResult the one child gave the caller's session
+    assert discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "pid", discovered
