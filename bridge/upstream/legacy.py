@@ -72,6 +72,7 @@ class LegacyUpstream(Upstream):
         self._opening: dict[str, asyncio.Event] = {}
         """Sessions granted new whose predecessors are still closing: others granted them wait (never a KeyError)."""
         self._closed = False
+        self._new_sid = secrets.token_hex(6)
 
     # --- Upstream interface ----------------------------------------------------------------------------
 
@@ -243,9 +244,11 @@ class LegacyUpstream(Upstream):
         return session, choice.exclusive
 
     def _acquire(self, request: Message | None, ctx: CallContext) -> Grant | Wait:
-        choice = self.pool.acquire(request, ctx.principal, secrets.token_hex(6), limits=self.limits, now_ms=now_ms())
+        choice = self.pool.acquire(request, ctx.principal, self._new_sid, limits=self.limits, now_ms=now_ms())
         if isinstance(choice, Refuse):
             raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
+        if isinstance(choice, Grant) and choice.new:
+            self._new_sid = secrets.token_hex(6)  # the id offered for a new session is used up only when one opens
         return choice
 
     async def _wait_for_grant(self, request: Message | None, ctx: CallContext, key: str | None, *, queued: bool,
