@@ -406,13 +406,15 @@ class LegacyUpstream(Upstream):
                             handed_off = True
                             session.close_call(live)
                             return action.response
-                    timeout = None if wake_at is None else max(0.0, (wake_at - now_ms()) / 1000)
-                    try:
-                        msg = await asyncio.wait_for(live.queue.get(), timeout)
-                    except TimeoutError:
-                        wake_at = None
-                        actions = machine.on_timer(now_ms())
-                        continue
+                    if wake_at is None:
+                        msg = await live.queue.get()
+                    else:
+                        try:
+                            msg = await asyncio.wait_for(live.queue.get(), max(0.0, (wake_at - now_ms()) / 1000))
+                        except TimeoutError:
+                            wake_at = None
+                            actions = machine.on_timer(now_ms())
+                            continue
                     actions = machine.on_upstream(msg, now_ms())
         except TimeoutError:
             return jsonrpc.error_response(request["id"], INTERNAL_ERROR, "Upstream did not answer in time")
