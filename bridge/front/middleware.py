@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -115,6 +116,27 @@ ENDPOINT_METHODS = frozenset({"GET", "POST", "DELETE", "PUT", "PATCH"})
 """Methods a direct endpoint serves; others (HEAD, OPTIONS) go through the app's router (405 there)."""
 
 
+class IndexedHeaders(Headers):
+    """Starlette's request ``Headers`` with lookups from a dict built once (the first value of a repeated
+    field wins, as in ``Headers``); ``getlist``, ``raw`` and iteration are Starlette's own."""
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(scope=scope)
+        self._index = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(self._list)}
+
+    def __getitem__(self, key: str) -> str:
+        try:
+            return self._index[key.lower()]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key: Any) -> bool:
+        return isinstance(key, str) and key.lower() in self._index
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self._index.get(key.lower(), default)
+
+
 class TransportGuard:
     """Pure ASGI middleware (no body buffering: streaming responses pass straight through).
 
@@ -130,14 +152,17 @@ class TransportGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            stop = screen(scope["method"], scope["path"], Headers(scope=scope), self.policy)
+            headers = IndexedHeaders(scope=scope)
+            stop = screen(scope["method"], scope["path"], headers, self.policy)
             if stop is not None:
                 await refusal(*stop)(scope, receive, send)
                 return
             scope.setdefault("state", {})[SCREENED] = True
             endpoint = self.endpoints.get(get_route_path(scope)) if self.endpoints else None
             if endpoint is not None and scope["method"] in ENDPOINT_METHODS:
-                response = await endpoint(Request(scope, receive, send))
+                request = Request(scope, receive, send)
+                request._headers = headers  # read once per request (Starlette's Headers scans the list per lookup)
+                response = await endpoint(request)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

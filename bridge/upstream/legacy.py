@@ -75,6 +75,7 @@ class LegacyUpstream(Upstream):
         self._opening: dict[str, asyncio.Event] = {}
         """Sessions granted new whose predecessors are still closing: others granted them wait (never a KeyError)."""
         self._closed = False
+        self._new_sid = secrets.token_hex(6)
 
     # --- Upstream interface ----------------------------------------------------------------------------
 
@@ -214,30 +215,17 @@ class LegacyUpstream(Upstream):
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
-        choice: Grant | Wait | Refuse = Wait()
+        choice: Grant | Wait = Wait()
         # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
         key = lease_key(request, ctx.principal) if request is not None and self._queues else None
         queued = key is not None and self._live_waiters(key)
-        with anyio.move_on_after(self.settings.request_timeout):
-            while True:
-                if self._closed:
-                    raise UpstreamError("bridge is shutting down")
-                if not queued:
-                    choice = self.pool.acquire(request, ctx.principal, secrets.token_hex(6), limits=self.limits, now_ms=now_ms())
-                    if isinstance(choice, Refuse):
-                        raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
-                    if isinstance(choice, Grant):
-                        break
-                if key is None:  # only input-capable calls wait
-                    assert request is not None
-                    key = lease_key(request, ctx.principal)
-                    assert key is not None
-                await self._wait_for_lease(key, at_head=not queued)
-                queued = False
+        if not queued:
+            # The common case: a lease is free now (the same first step as the loop below, without its deadline scope).
+            if self._closed:
+                raise UpstreamError("bridge is shutting down")
+            choice = self._acquire(request, ctx)
         if not isinstance(choice, Grant):
-            self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
-            raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
-                             {"limit": "per_identity_sessions"}, http_status=503)
+            choice = await self._wait_for_grant(request, ctx, key, queued=queued, first_done=not queued)
         if not choice.new:
             for sid in choice.retire:
                 retired = self.live.pop(sid, None)
@@ -260,6 +248,37 @@ class LegacyUpstream(Upstream):
             opening.set()
             self._opening.pop(choice.sid, None)
         return session, choice.exclusive
+
+    def _acquire(self, request: Message | None, ctx: CallContext) -> Grant | Wait:
+        choice = self.pool.acquire(request, ctx.principal, self._new_sid, limits=self.limits, now_ms=now_ms())
+        if isinstance(choice, Refuse):
+            raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
+        if isinstance(choice, Grant) and choice.new:
+            self._new_sid = secrets.token_hex(6)  # the id offered for a new session is used up only when one opens
+        return choice
+
+    async def _wait_for_grant(self, request: Message | None, ctx: CallContext, key: str | None, *, queued: bool,
+                              first_done: bool) -> Grant:
+        """Queue for an input lease (``first_done``: this caller just asked the pool and was told to wait),
+        with the request timeout as deadline."""
+        with anyio.move_on_after(self.settings.request_timeout):
+            while True:
+                if self._closed:
+                    raise UpstreamError("bridge is shutting down")
+                if not queued and not first_done:
+                    choice = self._acquire(request, ctx)
+                    if isinstance(choice, Grant):
+                        return choice
+                first_done = False
+                if key is None:  # only input-capable calls wait
+                    assert request is not None
+                    key = lease_key(request, ctx.principal)
+                    assert key is not None
+                await self._wait_for_lease(key, at_head=not queued)
+                queued = False
+        self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
+        raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
+                         {"limit": "per_identity_sessions"}, http_status=503)
 
     async def _opened(self, choice: Grant) -> LegacySession:
         """The live session of an existing grant, once its opener has made it live."""
@@ -376,7 +395,8 @@ class LegacyUpstream(Upstream):
         wake_at: int | None = None
         handed_off = False
         try:
-            with anyio.fail_after(self.settings.request_timeout):
+            # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
+            async with asyncio.timeout(self.settings.request_timeout):
                 while True:
                     for action in actions:
                         if isinstance(action, Send):
@@ -392,13 +412,15 @@ class LegacyUpstream(Upstream):
                             handed_off = True
                             session.close_call(live)
                             return action.response
-                    timeout = None if wake_at is None else max(0.0, (wake_at - now_ms()) / 1000)
-                    try:
-                        msg = await asyncio.wait_for(live.queue.get(), timeout)
-                    except TimeoutError:
-                        wake_at = None
-                        actions = machine.on_timer(now_ms())
-                        continue
+                    if wake_at is None:
+                        msg = await live.queue.get()
+                    else:
+                        try:
+                            msg = await asyncio.wait_for(live.queue.get(), max(0.0, (wake_at - now_ms()) / 1000))
+                        except TimeoutError:
+                            wake_at = None
+                            actions = machine.on_timer(now_ms())
+                            continue
                     actions = machine.on_upstream(msg, now_ms())
         except TimeoutError:
             return jsonrpc.error_response(request["id"], INTERNAL_ERROR, "Upstream did not answer in time")

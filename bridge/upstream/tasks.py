@@ -211,8 +211,15 @@ class TasksUpstream(Upstream):
         calls carry (on a cold stdio upstream: the probed child); None for a 2026 upstream."""
         if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
             return None  # resolved, and not a 2025 server
+        # A ready session of this caller already: discover would return at once (its result unused), so skip it.
+        known = self._ready_caps(ctx)
+        if known is not None:
+            return known
         meta = eras.request_meta(request) if request is not None else None
         await self.inner.discover(dataclasses.replace(ctx, identity=meta) if meta else ctx)
+        return self._ready_caps(ctx)
+
+    def _ready_caps(self, ctx: CallContext) -> dict[str, Any] | None:
         inner = getattr(self.inner, "delegate", None) or self.inner
         for group in getattr(inner, "sessions", {}).values():
             for session in group:
