@@ -62,6 +62,17 @@ def initialize_params(caps: dict[str, Any] | None, client_info: dict[str, Any], 
     }
 
 
+def accepted_initialize(result: Any) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
+    """(negotiated version, server capabilities, serverInfo) of an ``InitializeResult`` the bridge can serve on;
+    None when it is no result or names a revision the bridge does not speak (2025-11-25 basic/lifecycle.mdx
+    §Version Negotiation: the client should then disconnect)."""
+    if not isinstance(result, dict) or result.get("protocolVersion") not in eras.LEGACY_VERSIONS:
+        return None
+    caps = result.get("capabilities")
+    info = result.get("serverInfo")
+    return result["protocolVersion"], caps if isinstance(caps, dict) else {}, info if isinstance(info, dict) else None
+
+
 def server_capabilities_to_modern(caps: dict[str, Any] | None) -> dict[str, Any]:
     """InitializeResult.capabilities -> DiscoverResult.capabilities (tasks are not translated: dropped)."""
     caps = caps or {}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.eras import MRTR_METHODS
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
@@ -96,13 +96,12 @@ class LegacySession:
         info = self.rec.client_info
         client_info = {"name": str(info.get("name")), "version": str(info.get("version", "0"))} if info else settings.bridge_info()
         result = await self.roundtrip("initialize", tx.initialize_params(self.rec.caps, client_info), settings.connect_timeout * 3)
-        version = result.get("protocolVersion")
-        if version not in eras.LEGACY_VERSIONS:
-            raise UpstreamError(f"upstream negotiated unsupported protocol version {version!r}")
+        accepted = tx.accepted_initialize(result)
+        if accepted is None:
+            raise UpstreamError(f"upstream negotiated unsupported protocol version {result.get('protocolVersion')!r}")
+        version, self.server_caps, self.server_info = accepted
         self.version = version
         self.init_result = result
-        self.server_caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
-        self.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None
         self.transport.initialized(version)
         await self.transport.send(jsonrpc.notification("notifications/initialized"))
         self.state = "ready"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate import legacy_upstream as handshake
 from mcp_eras.bridge.translate import tasks_legacy_upstream as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
@@ -60,11 +61,11 @@ class TaskChannel:
             settings = self.owner.settings
             resp = await self.request("initialize", {"protocolVersion": eras.LEGACY, "capabilities": self.caps,
                                                      "clientInfo": settings.bridge_info()}, settings.connect_timeout * 3)
-            result = resp.get("result")
-            if not isinstance(result, dict) or result.get("protocolVersion") not in eras.LEGACY_VERSIONS:
-                raise UpstreamError(f"task session did not initialize: {resp.get('error') or result}")
-            self.server_caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
-            self.transport.initialized(result["protocolVersion"])
+            accepted = handshake.accepted_initialize(resp.get("result"))
+            if accepted is None:
+                raise UpstreamError(f"task session did not initialize: {resp.get('error') or resp.get('result')}")
+            version, self.server_caps, _ = accepted
+            self.transport.initialized(version)
             await self.transport.send(jsonrpc.notification("notifications/initialized"))
             self.tools = None
             self.state = "ready"

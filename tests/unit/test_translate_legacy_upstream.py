@@ -301,3 +301,12 @@ def test_sse_parser_shared_by_both_upstreams() -> None:
         ("endpoint", "/messages/?a=1", None, None),
         ("message", "line one\nline two", None, None),
     ]
+
+
+def test_accepted_initialize_takes_only_a_revision_the_bridge_speaks() -> None:
+    result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    spec.legacy("InitializeResult", result)
+    assert tx.accepted_initialize(result) == ("2025-11-25", {"tools": {}}, {"name": "s", "version": "1"})
+    assert tx.accepted_initialize({"protocolVersion": "2025-11-25", "capabilities": None}) == ("2025-11-25", {}, None)
+    assert tx.accepted_initialize({**result, "protocolVersion": "1999-01-01"}) is None  # lifecycle §Version Negotiation
+    assert tx.accepted_initialize(None) is None
