@@ -6,11 +6,16 @@ client trickling a request's headers one byte at a time holds a connection (and 
 forever. This protocol arms a timer when the connection opens and again after each response; if no
 complete request head has been parsed when it fires, the connection is closed. Requests already being
 served (long SSE streams included) are never cut: the timer only looks at whether a new request began.
+
+The same protocol strips field values once per request head (httptools keeps trailing OWS) and tells an
+endpoint when its connection is lost (``disconnect_watcher``) without a task blocked in ``receive()``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -46,15 +51,43 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             super().on_response_complete()
             self._arm()
 
-        def on_header(self, name: bytes, value: bytes) -> None:
+        def on_headers_complete(self) -> None:
             # httptools' parser callback (h11 never calls it): llhttp keeps trailing whitespace, but a field
-            # value excludes leading and trailing OWS (RFC 9112 §5.1), as h11 already strips it.
-            super().on_header(name, value.strip(b" \t"))
+            # value excludes leading and trailing OWS (RFC 9112 §5.1), as h11 already strips it. One pass
+            # over the request's header list (the scope holds the same list) before uvicorn reads it.
+            headers = self.headers
+            stripped = [(n, v.strip(b" \t")) for n, v in headers]
+            if stripped != headers:  # rare: then uvicorn's own per-header check saw the unstripped value
+                headers[:] = stripped
+                self.expect_100_continue = any(n == b"expect" and v.lower() == b"100-continue" for n, v in stripped)
+            super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._header_timer is not None:
                 self._header_timer.cancel()
             super().connection_lost(exc)
+            lost, self._on_lost = self._on_lost, None
+            for callback in lost or ():
+                callback()
+
+        _on_lost: list[Callable[[], None]] | None = None
+
+        def watch_disconnect(self, callback: Callable[[], None]) -> Callable[[], None]:
+            """Call ``callback`` once when the connection is lost (now, if it already is); returns the
+            function that stops watching. See ``disconnect_watcher``."""
+            if self.transport is None or self.transport.is_closing():
+                callback()
+                return _nothing
+            if self._on_lost is None:
+                self._on_lost = []
+            watchers = self._on_lost
+            watchers.append(callback)
+
+            def unwatch() -> None:
+                with contextlib.suppress(ValueError):
+                    watchers.remove(callback)
+
+            return unwatch
 
         def _arm(self) -> None:
             if self._header_timer is not None:
@@ -68,3 +101,26 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
                 self.transport.close()  # no new request head within the deadline
 
     return HeaderTimeoutH11
+
+
+def _nothing() -> None:
+    return None
+
+
+def disconnect_watcher(receive: Callable[..., Any]) -> Callable[[Callable[[], None]], Callable[[], None]] | None:
+    """The protocol's ``watch_disconnect`` for the request whose ASGI ``receive`` this is, when the request
+    is served by a protocol of ``header_timeout_protocol`` (uvicorn's request cycle reports back to its
+    protocol through ``on_response``), else None (another server, a test client: then wait on
+    ``receive()`` for ``http.disconnect`` as ASGI says). A callback costs nothing per request; a task
+    blocked in ``receive()`` costs a task, its wake-ups and its cancellation on every call."""
+    cycle = getattr(receive, "__self__", None)
+    protocol = getattr(getattr(cycle, "on_response", None), "__self__", None)
+    watch = getattr(protocol, "watch_disconnect", None)
+    if watch is None:
+        return None
+    if getattr(cycle, "disconnected", False):
+        def already(callback: Callable[[], None]) -> Callable[[], None]:
+            callback()
+            return _nothing
+        return already
+    return watch  # type: ignore[no-any-return]

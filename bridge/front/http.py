@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -22,6 +22,7 @@ from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from mcp_eras.bridge.translate import errors, mirror_headers, modern_front
@@ -59,6 +60,16 @@ async def read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+    if "_body" not in request.__dict__ and not request._stream_consumed:  # noqa: SLF001 - Starlette's own flags
+        # The usual case: one ASGI message holds the whole body (no async generator per request).
+        message = await request.receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body: bytes = message.get("body", b"")
+            if len(body) > limit:
+                raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+            request._stream_consumed = True  # noqa: SLF001
+            return body
+        return await _read_rest(request, message, limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -66,6 +77,24 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _read_rest(request: Request, message: Message, limit: int) -> bytes:
+    """The body after its first ASGI message (``message``): the remaining ``http.request`` messages."""
+    request._stream_consumed = True  # noqa: SLF001
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+        message = await request.receive()
 
 
 class HttpFront:
@@ -145,7 +174,8 @@ class HttpFront:
 
         The first item (a notification or the response) settles ``first``; later ones queue for the SSE
         stream. A client disconnect before the first item settles it with None (then the call is cancelled).
-        One task for the call and one watching the connection: no queue getter, no ``asyncio.wait``."""
+        One task for the call; the connection is watched by a callback from the HTTP protocol
+        (``h11_guard.disconnect_watcher``) or, under another server, by a task waiting on ``receive()``."""
         loop = asyncio.get_running_loop()
         first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
         queue: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
@@ -172,15 +202,14 @@ class HttpFront:
             put(("done", response))
 
         task = loop.create_task(run())
-        watcher = loop.create_task(_wait_disconnect(request))
-        watcher.add_done_callback(lambda _w: first.done() or first.set_result(None))
+        unwatch = _watch_disconnect(request, lambda: first.done() or first.set_result(None))
         try:
             head = await first
         except BaseException:
             task.cancel()  # the front itself is being cancelled (shutdown): so is the call
             raise
         finally:
-            watcher.cancel()
+            unwatch()
         if head is None:
             task.cancel()
             with contextlib.suppress(BaseException):
@@ -225,6 +254,16 @@ class HttpFront:
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()
         return JSONResponse({"status": "ok", "upstream": status})
+
+
+def _watch_disconnect(request: Request, callback: Callable[[], object]) -> Callable[[], None]:
+    """Call ``callback`` when the client goes away; returns the function that stops watching."""
+    watch = disconnect_watcher(request.receive)
+    if watch is not None:
+        return watch(callback)
+    watcher = asyncio.get_running_loop().create_task(_wait_disconnect(request))
+    watcher.add_done_callback(lambda _w: callback())
+    return watcher.cancel
 
 
 async def _wait_disconnect(request: Request) -> None:

@@ -1,0 +1,124 @@
+"""Disconnect = cancel on the 2026 front (2026-07-28 basic/transports/streamable-http.mdx §Cancellation),
+served by a real uvicorn on loopback with the bridge's protocol (h11 and, when installed, httptools): a
+client that hangs up before any answer cancels the upstream call; the protocol's callback is used (no
+task waits in ``receive()``) and is removed again after each call; ``Expect: 100-continue`` still works
+when its value carries trailing whitespace (the protocol strips field values once per request head)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+import pytest
+import uvicorn
+from fakes import FakeUpstream
+
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front import h11_guard
+from mcp_eras.bridge.front.http import build_app
+
+pytestmark = pytest.mark.anyio
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+@pytest.fixture(params=["h11", "httptools"])
+def base(request: pytest.FixtureRequest) -> type:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    if request.param == "h11":
+        return H11Protocol
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        pytest.skip("httptools is not installed (mcp-eras[fast])")
+    return HttpToolsProtocol
+
+
+@contextlib.asynccontextmanager
+async def serving(base: type, upstream: FakeUpstream) -> AsyncIterator[tuple[int, list[Any]]]:
+    """The bridge's app on a real uvicorn; yields the port and the protocol instances made so far."""
+    made: list[Any] = []
+    protocol = h11_guard.header_timeout_protocol(10, base)
+
+    def factory(*args: Any, **kwargs: Any) -> Any:
+        made.append(protocol(*args, **kwargs))
+        return made[-1]
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    app = build_app(Settings(), upstream)  # type: ignore[arg-type]
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=factory,
+                                        timeout_graceful_shutdown=5))
+    task = asyncio.create_task(srv.serve(sockets=[sock]))
+    while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+        await asyncio.sleep(0.01)
+    try:
+        yield sock.getsockname()[1], made
+    finally:
+        srv.should_exit = True
+        await task
+        sock.close()
+
+
+def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True) -> tuple[bytes, bytes]:
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": name, "arguments": {"text": "hi"}, "_meta": META}})
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+            f"Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {len(body)}\r\n").encode() + extra + b"\r\n"
+    return head, body
+
+
+async def test_hanging_up_before_the_answer_cancels_the_call(base: type) -> None:
+    upstream = FakeUpstream()
+    async with serving(base, upstream) as (port, made):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        head, body = post(port, "hang")
+        writer.write(head + body)
+        async with asyncio.timeout(30):
+            await upstream.hanging.wait()
+            assert [p._on_lost for p in made] == [[made[0]._on_lost[0]]]  # noqa: SLF001 - one callback, no task
+            writer.close()
+            await upstream.cancelled.wait()
+
+
+async def test_the_callback_is_removed_after_each_answer(base: type) -> None:
+    upstream = FakeUpstream()
+    async with serving(base, upstream) as (port, made):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(3):  # keep-alive: three calls on one connection
+            head, body = post(port, "echo")
+            writer.write(head + body)
+            async with asyncio.timeout(30):
+                status = await reader.readuntil(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in status.split(b"\r\n") if line.lower().startswith(b"content-length")))
+                answer = orjson.loads(await reader.readexactly(length))
+            assert status.startswith(b"HTTP/1.1 200") and answer["result"]["content"][0]["text"] == "hi"
+        assert len(made) == 1 and not made[0]._on_lost  # noqa: SLF001
+        writer.close()
+
+
+async def test_expect_100_continue_with_trailing_whitespace(base: type) -> None:
+    upstream = FakeUpstream()
+    async with serving(base, upstream) as (port, _):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        head, body = post(port, "echo", b"Expect: 100-continue \t\r\n")
+        writer.write(head)
+        async with asyncio.timeout(30):
+            interim = await reader.readuntil(b"\r\n\r\n")
+            assert interim.startswith(b"HTTP/1.1 100"), interim
+            writer.write(body)
+            final = await reader.readuntil(b"\r\n\r\n")
+        assert final.startswith(b"HTTP/1.1 200"), final
+        writer.close()
+
+
+def test_other_servers_fall_back_to_receive() -> None:
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    assert h11_guard.disconnect_watcher(receive) is None
