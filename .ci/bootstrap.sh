@@ -8,6 +8,9 @@
 #                fastmcp-tasks is the only PyPI runtime of the io.modelcontextprotocol/tasks extension; it
 #                pulls pydocket/redis/cryptography and starlette>=1, so it gets its own environment
 #                instead of widening the project's dependencies.
+#   .venvs/fast-libs  mcp-eras[fast] (uvloop, httptools) as a plain folder: tests/run.sh puts it on PYTHONPATH
+#                for a second pass over the HTTP-front tests and the real-peer direction A legs. Not in .venv:
+#                mcp 2.3.0's own server (the conformance baseline) would pick httptools up as well.
 # Re-running is cheap: each environment is rebuilt only when its inputs change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,14 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$(stamp)
     .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]" >&2
     stamp >.venv/.stamp
+fi
+
+FAST_LIBS="uvloop>=0.19 httptools>=0.6"  # the [fast] extra of pyproject.toml
+if [ "$(cat .venvs/fast-libs/.stamp 2>/dev/null)" != "$FAST_LIBS" ]; then
+    echo "bootstrap: installing mcp-eras[fast] into .venvs/fast-libs" >&2
+    rm -rf .venvs/fast-libs
+    .venv/bin/python -m pip install -q --disable-pip-version-check --target .venvs/fast-libs $FAST_LIBS >&2
+    echo "$FAST_LIBS" >.venvs/fast-libs/.stamp
 fi
 
 if [ ! -x .venvs/mcp1/bin/python ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" != "$LEGACY_MCP" ]; then

@@ -156,7 +156,8 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     # proxy_headers off: nothing here reads the peer address, and a forwarded scheme or client must not be
     # trusted by default; no Server header (it only names the software to a scanner).
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=header_timeout_protocol(header_timeout), loop=_perf.loop_name(),
+                            http=header_timeout_protocol(header_timeout, fast=getattr(getattr(app, "state", None), "fast_post", None)),
+                            loop=_perf.loop_name(),
                             proxy_headers=False, server_header=False)
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -314,7 +314,7 @@ class Router:
             body = read
             request = _replayed(request, body)
             msg, _ = classify_post(body)
-            if not isinstance(msg, dict) or not entry.front.is_legacy(request, msg):
+            if not isinstance(msg, dict) or not entry.front.is_legacy(request.headers, msg):
                 return await entry.front.endpoint(request)
         elif request.method not in ("GET", "DELETE"):
             return await entry.front.endpoint(request)

@@ -16,11 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcp_eras.bridge import _perf
+
+if TYPE_CHECKING:
+    from mcp_eras.bridge.front.fast_post import FastPost
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 
@@ -34,14 +37,42 @@ def default_base() -> type[Any]:
     return H11Protocol
 
 
-def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[Any] | None = None) -> type[Any]:
+def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[Any] | None = None,
+                            fast: FastPost | None = None) -> type[Any]:
     """``uvicorn.Config(http=header_timeout_protocol(10))``: a protocol class with that header deadline.
-    Both uvicorn protocols set ``cycle`` once a request head is parsed and call ``on_response_complete``."""
+    Both uvicorn protocols set ``cycle`` once a request head is parsed and call ``on_response_complete``.
+    ``fast``: the 2026 front's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol."""
     parent: Any = base or default_base()
+    shortcut = fast if hasattr(parent, "_start_asgi_task") else None  # httptools' protocol only
 
     class HeaderTimeoutH11(parent):  # type: ignore[misc, valid-type]
         _header_timer: asyncio.TimerHandle | None = None
         _armed_for: Any = None
+        _fast_index: dict[str, str] | None = None
+        _fast_cycle: Any = None
+        _fast_app: Any = None
+
+        if shortcut is not None:
+            def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+                if self._fast_index is not None and cycle is self.cycle and app is self.app:
+                    self._fast_cycle, self._fast_app = cycle, app  # served once its body is in
+                    return
+                super()._start_asgi_task(cycle, app)
+
+            def on_body(self, body: bytes) -> None:
+                super().on_body(body)
+                if self._fast_cycle is not None:
+                    self.flow.resume_reading()  # no receive() drains it: the body is bounded by its declared length
+
+            def on_message_complete(self) -> None:
+                super().on_message_complete()
+                cycle, app, index = self._fast_cycle, self._fast_app, self._fast_index
+                if cycle is None or cycle is not self.cycle or index is None:
+                    return
+                self._fast_cycle = self._fast_app = self._fast_index = None
+                task = self.loop.create_task(shortcut.serve(cycle, app, index, self.watch_disconnect))
+                task.add_done_callback(self.tasks.discard)
+                self.tasks.add(task)
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -60,6 +91,11 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             if stripped != headers:  # rare: then uvicorn's own per-header check saw the unstripped value
                 headers[:] = stripped
                 self.expect_100_continue = any(n == b"expect" and v.lower() == b"100-continue" for n, v in stripped)
+            if shortcut is not None:
+                self._fast_cycle = None
+                ahead = self.cycle
+                self._fast_index = (shortcut.accepts(self.parser.get_method(), self.url, stripped)
+                                    if ahead is None or ahead.response_complete else None)
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:

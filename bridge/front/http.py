@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
@@ -22,12 +22,17 @@ from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from mcp_eras.bridge.translate import errors, mirror_headers, modern_front
 
 log = logging.getLogger("mcp_bridge.http")
+
+Watch = Callable[[Callable[[], object]], Callable[[], object]]
+"""``watch(callback)``: call ``callback`` when the client goes away; returns the function that stops watching."""
+
 
 class LegacyFrontProtocol(Protocol):
     async def handle_post(self, request: Request, msg: Message) -> Response: ...
@@ -51,8 +56,12 @@ def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None
 
 
 def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallContext:
-    auth = request.headers.get("authorization")
-    trace = {k: request.headers[k] for k in eras.TRACE_META_KEYS if k in request.headers}
+    return headers_context(request.headers, client_era)
+
+
+def headers_context(headers: Mapping[str, str], client_era: eras.Era = eras.MODERN) -> CallContext:
+    auth = headers.get("authorization")
+    trace = {k: headers[k] for k in eras.TRACE_META_KEYS if k in headers}
     return CallContext(principal=CallContext.principal_of(auth), authorization=auth, trace=trace, client_era=client_era)
 
 
@@ -113,7 +122,7 @@ class HttpFront:
         if refused is not None:
             return refused
         method = request.method
-        legacy_ok = self.legacy is not None and self.settings.front_era != eras.MODERN
+        legacy_ok = self.legacy_ok
         if method in ("GET", "DELETE"):
             if legacy_ok:
                 assert self.legacy is not None
@@ -126,28 +135,38 @@ class HttpFront:
             body = await read_body(request, self.settings.max_body_bytes)
             msg = jsonrpc.parse_frame(body)
         except FrameError as exc:
-            return rpc_error(exc.http_status, exc.code, exc.message, exc.id, exc.data)
-        if legacy_ok and self.is_legacy(request, msg):
+            return self.error_response(exc)
+        if legacy_ok and self.is_legacy(request.headers, msg):
             assert self.legacy is not None
             return await self.legacy.handle_post(request, msg)
         if self.settings.front_era == eras.LEGACY:
             return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
-        return await self._modern(request, msg)
+        return await self.modern(request.headers, msg, lambda callback: _watch_disconnect(request, callback))
 
-    def is_legacy(self, request: Request, msg: Message) -> bool:
+    @property
+    def legacy_ok(self) -> bool:
+        """Whether 2025 sessions are served here too."""
+        return self.legacy is not None and self.settings.front_era != eras.MODERN
+
+    @staticmethod
+    def error_response(exc: FrameError) -> Response:
+        return rpc_error(exc.http_status, exc.code, exc.message, exc.id, exc.data)
+
+    def is_legacy(self, headers: Mapping[str, str], msg: Message) -> bool:
         """Whether this POST belongs to a 2025 session (see README: classification of requests)."""
         if self.settings.front_era == eras.LEGACY:
             return True
-        if "mcp-session-id" in request.headers:
+        if "mcp-session-id" in headers:
             return True
         era = eras.frame_era(msg)
         if era is not None:
             return era == eras.LEGACY
-        return request.headers.get("mcp-protocol-version") not in eras.MODERN_VERSIONS
+        return headers.get("mcp-protocol-version") not in eras.MODERN_VERSIONS
 
     # --- 2026-07-28 -----------------------------------------------------------------------------------
 
-    async def _modern(self, request: Request, msg: Message) -> Response:
+    async def modern(self, headers: Mapping[str, str], msg: Message, watch: Watch) -> Response:
+        """A 2026-07-28 POST whose body is ``msg``; ``watch`` reports the client going away (``_watch_disconnect``)."""
         if jsonrpc.is_response(msg):
             return rpc_error(400, INVALID_REQUEST, "Invalid Request: 2026-07-28 clients do not send responses")
         if jsonrpc.is_notification(msg):
@@ -160,16 +179,16 @@ class HttpFront:
             return Response(status_code=202)
         try:
             # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
-            modern_front.validate_headers(msg, request.headers)
+            modern_front.validate_headers(msg, headers)
             modern_front.validate_request(msg)
             if msg["method"] == "tools/call" and self.param_headers:
                 annotations = self.param_headers.get(msg["params"].get("name"))
-                modern_front.check_param_headers(msg, request.headers, annotations)
+                modern_front.check_param_headers(msg, headers, annotations)
         except FrameError as exc:
             return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
-        return await self.dispatch(request, msg, call_context(request))
+        return await self.dispatch(msg, headers_context(headers), watch)
 
-    async def dispatch(self, request: Request, msg: Message, ctx: CallContext) -> Response:
+    async def dispatch(self, msg: Message, ctx: CallContext, watch: Watch) -> Response:
         """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it.
 
         The first item (a notification or the response) settles ``first``; later ones queue for the SSE
@@ -178,13 +197,15 @@ class HttpFront:
         (``h11_guard.disconnect_watcher``) or, under another server, by a task waiting on ``receive()``."""
         loop = asyncio.get_running_loop()
         first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
-        queue: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
+        later: list[asyncio.Queue[tuple[str, Message]]] = []  # made once a second item comes (an SSE answer)
 
         def put(item: tuple[str, Message]) -> None:
-            if first.done():
-                queue.put_nowait(item)
-            else:
+            if not first.done():
                 first.set_result(item)
+                return
+            if not later:
+                later.append(asyncio.Queue())
+            later[0].put_nowait(item)
 
         async def emit(note: Message) -> None:
             put(("note", note))
@@ -202,7 +223,7 @@ class HttpFront:
             put(("done", response))
 
         task = loop.create_task(run())
-        unwatch = _watch_disconnect(request, lambda: first.done() or first.set_result(None))
+        unwatch = watch(lambda: first.done() or first.set_result(None))
         try:
             head = await first
         except BaseException:
@@ -218,7 +239,9 @@ class HttpFront:
         kind, payload = head
         if kind == "done":
             return json_message(payload, errors.modern_http_status(payload))
-        return StreamingResponse(self._stream(payload, queue, task), media_type="text/event-stream", headers=SSE_HEADERS)
+        if not later:
+            later.append(asyncio.Queue())
+        return StreamingResponse(self._stream(payload, later[0], task), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
         try:
@@ -256,7 +279,7 @@ class HttpFront:
         return JSONResponse({"status": "ok", "upstream": status})
 
 
-def _watch_disconnect(request: Request, callback: Callable[[], object]) -> Callable[[], None]:
+def _watch_disconnect(request: Request, callback: Callable[[], object]) -> Callable[[], object]:
     """Call ``callback`` when the client goes away; returns the function that stops watching."""
     watch = disconnect_watcher(request.receive)
     if watch is not None:
@@ -301,5 +324,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
     app = Starlette(routes=routes, lifespan=lifespan or default_lifespan,
                     middleware=[guard.guard_middleware(settings, endpoints=endpoints)])
     app.state.front = front
+    # The same endpoint without the ASGI layers, for uvicorn's httptools protocol (mcp_eras.bridge.front.fast_post).
+    app.state.fast_post = FastPost(front, path) if endpoints else None
     return app
 

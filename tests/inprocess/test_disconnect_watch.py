@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
+import live_uvicorn
 import orjson
 import pytest
-import uvicorn
 from fakes import FakeUpstream
 
 from mcp_eras.bridge.config import Settings
@@ -48,20 +47,8 @@ async def serving(base: type, upstream: FakeUpstream) -> AsyncIterator[tuple[int
         made.append(protocol(*args, **kwargs))
         return made[-1]
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    app = build_app(Settings(), upstream)  # type: ignore[arg-type]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=factory,
-                                        timeout_graceful_shutdown=5))
-    task = asyncio.create_task(srv.serve(sockets=[sock]))
-    while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-        await asyncio.sleep(0.01)
-    try:
-        yield sock.getsockname()[1], made
-    finally:
-        srv.should_exit = True
-        await task
-        sock.close()
+    async with live_uvicorn.serving(build_app(Settings(), upstream), factory) as port:  # type: ignore[arg-type]
+        yield port, made
 
 
 def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True) -> tuple[bytes, bytes]:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 
+import live_uvicorn
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, StreamingResponse
@@ -45,19 +44,9 @@ async def slow(request: object) -> StreamingResponse:
 
 @contextlib.asynccontextmanager
 async def server(base: type | None) -> AsyncIterator[int]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
     app = Starlette(routes=[Route("/", ok), Route("/slow", slow), Route("/echo", echo)])
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", http=header_timeout_protocol(DEADLINE, base)))
-    task = asyncio.create_task(srv.serve(sockets=[sock]))
-    while not srv.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-        await asyncio.sleep(0.01)
-    try:
-        yield sock.getsockname()[1]
-    finally:
-        srv.should_exit = True
-        await task
-        sock.close()
+    async with live_uvicorn.serving(app, header_timeout_protocol(DEADLINE, base)) as port:
+        yield port
 
 
 async def read_all(reader: asyncio.StreamReader) -> bytes:

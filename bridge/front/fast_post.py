@@ -1,0 +1,123 @@
+"""The 2026 front's hot path without the ASGI layers: a POST to the MCP endpoint served straight from
+uvicorn's httptools protocol (``mcp-eras[fast]``), on the same ``HttpFront`` logic.
+
+Per request, ASGI costs a request cycle's task wrapper, a scope walk through the app's middleware, a
+``Request``/``Response`` pair, and two validated ``send`` messages. For the common request (a 2026 POST
+with a declared body, no 2025 session, nothing the transport guard refuses) the protocol instead:
+
+* decides at the end of the request head (``FastPost.accepts``: the same ``middleware.screen`` checks, on
+  the header list uvicorn already built, plus the ones that make the shortcut safe: a declared
+  ``Content-Length`` within ``max_body_bytes``, no ``Transfer-Encoding``, no ``Expect``, no query, no
+  pipelined request ahead of it);
+* lets uvicorn buffer the body as usual (it is at most the declared length), then runs
+  ``HttpFront.modern`` in one task and writes a complete answer as one ``transport.write``;
+* falls back to the app (``cycle.run_asgi``, with the body already buffered) whenever the front's answer
+  is not a plain body (an SSE stream goes through the cycle's own ASGI ``send``) or the body turns out
+  to belong to a 2025 session (an ``initialize`` with 2025 params under a 2026 version header).
+
+Nothing here decides protocol meaning: every answer is the one the ASGI path gives (the in-process
+tests run both paths on the same requests). ``h11_guard.header_timeout_protocol(fast=...)`` wires it in;
+without httptools, or with ``MCP_BRIDGE_FAST=0``, every request takes the ASGI path.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.responses import Response, StreamingResponse
+from uvicorn.protocols.http.h11_impl import STATUS_PHRASES
+
+from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.jsonrpc import FrameError
+
+log = logging.getLogger("mcp_bridge.http")
+
+_REFUSED_NAMES = frozenset({"transfer-encoding", "expect", "mcp-session-id", "upgrade"})
+
+
+class FastPost:
+    """The shortcut for one app: its ``HttpFront`` (``front``), MCP path and guard policy."""
+
+    def __init__(self, front: Any, path: str) -> None:
+        self.front = front
+        self.path = path
+        self.raw_path = path.encode("ascii")
+        self.policy = guard.GuardPolicy.from_settings(front.settings, lambda p: p == path)
+        self.enabled = front.settings.front_era != eras.LEGACY
+
+    def accepts(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
+        """The request head's header index when this request takes the shortcut, else None."""
+        if method != b"POST" or url != self.raw_path or not self.enabled:
+            return None
+        # the first value of a repeated field wins, as in Starlette's Headers
+        index = {name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(headers)}
+        if not _REFUSED_NAMES.isdisjoint(index):
+            return None
+        if index.get("mcp-protocol-version") not in eras.MODERN_VERSIONS:
+            return None  # 2025 requests (and the odd ones) are classified by the full front
+        declared = index.get("content-length", "")
+        if not declared.isdigit() or int(declared) > self.policy.max_body_bytes:
+            return None
+        if guard.screen("POST", self.path, index, self.policy) is not None:
+            return None  # the guard's refusal is answered by the app, as always
+        return index
+
+    async def serve(self, cycle: Any, app: Any, index: dict[str, str], watch: Any) -> None:
+        """Answer the request whose body ``cycle`` holds; the app's ASGI path when the shortcut does not fit."""
+        try:
+            try:
+                msg = jsonrpc.parse_frame(bytes(cycle.body))
+            except FrameError as exc:
+                response: Response = self.front.error_response(exc)
+            else:
+                if self.front.legacy_ok and self.front.is_legacy(index, msg):
+                    await cycle.run_asgi(app)  # a 2025 body: the 2025 front, exactly as without the shortcut
+                    return
+                response = await self.front.modern(index, msg, watch)
+            if isinstance(response, StreamingResponse) or response.background is not None:
+                await response(cycle.scope, cycle.receive, cycle.send)
+            else:
+                write_whole(cycle, response)
+        except BaseException as exc:
+            # As uvicorn's run_asgi: log, then a 500 when nothing was sent yet, else close the connection.
+            if not isinstance(exc, Exception):
+                raise
+            log.error("Exception in the MCP endpoint", exc_info=exc)
+            if not cycle.response_started:
+                await cycle.send_500_response()
+            else:
+                cycle.transport.close()
+        finally:
+            cycle.on_response = _nothing
+
+
+def write_whole(cycle: Any, response: Response) -> None:
+    """A complete response as one write, with what uvicorn's ``send`` adds (default headers, keep-alive)."""
+    if cycle.disconnected:
+        return
+    body = response.body
+    content = [STATUS_LINE.get(response.status_code) or b"HTTP/1.1 %d \r\n" % response.status_code]
+    for name, value in (*cycle.default_headers, *response.raw_headers):
+        if name == b"connection" and b"close" in value.lower():
+            cycle.keep_alive = False  # the answer closes the connection (written once, below)
+            continue
+        content += (name, b": ", value, b"\r\n")
+    if not cycle.keep_alive:
+        content.append(b"connection: close\r\n")
+    content += (b"\r\n", body)
+    cycle.response_started = True
+    cycle.transport.write(b"".join(content))
+    cycle.response_complete = True
+    cycle.message_event.set()
+    if not cycle.keep_alive:
+        cycle.transport.close()
+    cycle.on_response()
+
+
+STATUS_LINE = {code: b"HTTP/1.1 %d %s\r\n" % (code, phrase) for code, phrase in STATUS_PHRASES.items()}
+
+
+def _nothing() -> None:
+    return None

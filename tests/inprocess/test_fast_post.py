@@ -1,0 +1,166 @@
+"""The 2026 front's shortcut (bridge.front.fast_post) on a real uvicorn with httptools: every request gets
+the answer the ASGI path gives (status, content type, body, whether the connection stays open), the
+shortcut is taken exactly for the requests it is meant for, and a client hanging up cancels the call."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import legacy_front_fakes as fakes
+import live_uvicorn
+import orjson
+import pytest
+from fakes import FakeUpstream
+
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front import fast_post, h11_guard
+from mcp_eras.bridge.front.http import build_app
+from mcp_eras.bridge.front.legacy import LegacyHttpFront
+
+pytestmark = pytest.mark.anyio
+httptools_impl = pytest.importorskip("uvicorn.protocols.http.httptools_impl", reason="httptools (mcp-eras[fast])")
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class Counting(fast_post.FastPost):
+    def __init__(self, front: Any, path: str) -> None:
+        super().__init__(front, path)
+        self.served = 0
+
+    async def serve(self, cycle: Any, app: Any, index: dict[str, str], watch: Any) -> None:
+        self.served += 1
+        await super().serve(cycle, app, index, watch)
+
+
+@contextlib.asynccontextmanager
+async def serving(upstream: Any, fast: bool, legacy: bool = False) -> AsyncIterator[tuple[int, Counting | None]]:
+    settings = Settings(max_body_bytes=4096)
+    front = LegacyHttpFront(upstream, settings) if legacy else None
+    app = build_app(settings, upstream, front)
+    shortcut = Counting(app.state.front, "/mcp") if fast else None
+    protocol = h11_guard.header_timeout_protocol(10, httptools_impl.HttpToolsProtocol, fast=shortcut)
+    async with live_uvicorn.serving(app, protocol) as port:
+        yield port, shortcut
+
+
+def request(body: bytes | dict[str, Any], headers: dict[str, str] | None = None, method: str = "POST",
+            target: str = "/mcp") -> bytes:
+    raw = body if isinstance(body, bytes) else orjson.dumps(body)
+    fields = {"Host": "127.0.0.1", "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+              "MCP-Protocol-Version": MODERN, "Content-Length": str(len(raw)), **(headers or {})}
+    head = f"{method} {target} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields.items() if v is not None)
+    return head.encode() + b"\r\n" + raw
+
+
+def call(name: str, rid: int = 1, **extra_meta: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+            "params": {"name": name, "arguments": {"text": f"hi {rid}"}, "_meta": {**META, **extra_meta}}}
+    return body, {"Mcp-Method": "tools/call", "Mcp-Name": name}
+
+
+async def answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    """One response: status, headers (lower-case names, ``date`` dropped), body (chunked decoded)."""
+    async with asyncio.timeout(30):
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split()[1])
+        headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+        headers.pop("date", None)
+        if headers.get("transfer-encoding") == "chunked":
+            body = b""
+            while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+                body += await reader.readexactly(size)
+                await reader.readexactly(2)
+            await reader.readexactly(2)
+        else:
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+    return status, headers, body
+
+
+CASES: list[tuple[str, bytes, bool]] = [  # (what, request bytes, takes the shortcut)
+    ("a call", request(*call("echo")), True),
+    ("a call with progress: SSE", request(*call("progress", progressToken="p")), True),
+    ("a notification", request({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"_meta": META}}), True),
+    ("malformed JSON", request(b'{"jsonrpc": "2.0", "id": 1,'), True),
+    ("header/body disagreement", request(call("echo")[0], {"Mcp-Method": "tools/call", "Mcp-Name": "other"}), True),
+    ("an answer that closes", request(*call("echo")), True),
+    ("a foreign Origin", request(call("echo")[0], {**call("echo")[1], "Origin": "http://evil.example"}), False),
+    ("a declared body over the cap", request(b"x" * 5000, call("echo")[1]), False),
+    ("a query string", request(*call("echo"), target="/mcp?x=1"), False),
+    ("a 2025 request", request({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"MCP-Protocol-Version": "2025-11-25"}), False),
+    ("a GET", request(b"", {"Content-Type": None, "Content-Length": None}, method="GET"), False),
+]
+
+
+async def run_cases(fast: bool) -> tuple[list[tuple[int, dict[str, str], bytes]], Counting | None]:
+    out = []
+    async with serving(FakeUpstream(), fast) as (port, shortcut):
+        for what, raw, _ in CASES:
+            if what == "an answer that closes":
+                raw = raw.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(raw)
+            out.append(await answer(reader))
+            if what == "an answer that closes":
+                async with asyncio.timeout(30):
+                    assert await reader.read() == b"", "the server closes the connection"
+            writer.close()
+    return out, shortcut
+
+
+async def test_the_shortcut_answers_as_the_asgi_path() -> None:
+    slow, _ = await run_cases(fast=False)
+    quick, shortcut = await run_cases(fast=True)
+    assert shortcut is not None and shortcut.served == sum(1 for *_, taken in CASES if taken)
+    for (what, *_), a, b in zip(CASES, slow, quick, strict=True):
+        assert a == b, what
+    statuses = dict(zip([c[0] for c in CASES], [s for s, *_ in quick], strict=True))
+    assert statuses["a call"] == 200 and statuses["a notification"] == 202 and statuses["a foreign Origin"] == 403
+    assert statuses["a declared body over the cap"] == 413 and quick[1][1]["content-type"].startswith("text/event-stream")
+    assert quick[5][1].get("connection") == "close"
+
+
+async def test_keep_alive_and_pipelined_requests() -> None:
+    async with serving(FakeUpstream(), True) as (port, shortcut):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"".join(request(*call("echo", rid)) for rid in range(1, 4)))  # three at once
+        for rid in range(1, 4):
+            status, _, body = await answer(reader)
+            assert status == 200 and orjson.loads(body)["id"] == rid
+        for rid in range(4, 6):  # then one by one on the same connection
+            writer.write(request(*call("echo", rid)))
+            status, _, body = await answer(reader)
+            assert status == 200 and orjson.loads(body)["result"]["content"][0]["text"] == f"hi {rid}"
+        writer.close()
+    assert shortcut is not None and shortcut.served >= 3  # pipelined requests behind a running one take the ASGI path
+
+
+async def test_hanging_up_cancels_the_call_on_the_shortcut() -> None:
+    upstream = FakeUpstream()
+    async with serving(upstream, True) as (port, shortcut):
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(request(*call("hang")))
+        async with asyncio.timeout(30):
+            await upstream.hanging.wait()
+            writer.close()
+            await upstream.cancelled.wait()
+    assert shortcut is not None and shortcut.served == 1
+
+
+async def test_a_2025_body_under_a_2026_header_reaches_the_2025_front() -> None:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    results = []
+    for fast in (False, True):
+        async with serving(fakes.ListeningUpstream(), fast, legacy=True) as (port, shortcut):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request(init, {"Mcp-Method": "initialize"}))
+            status, headers, body = await answer(reader)
+            writer.close()
+            results.append((status, "mcp-session-id" in headers, orjson.loads(body).get("error", {}).get("code")))
+            if shortcut is not None:
+                assert shortcut.served == 1  # taken, then handed to the app with its body
+    assert results[0] == results[1] == (200, True, None), results
