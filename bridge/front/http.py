@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mcp_eras.bridge import eras, jsonrpc
@@ -24,6 +24,7 @@ from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
+from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from mcp_eras.bridge.translate import errors, mirror_headers, modern_front
@@ -241,7 +242,7 @@ class HttpFront:
             return json_message(payload, errors.modern_http_status(payload))
         if not later:
             later.append(asyncio.Queue())
-        return StreamingResponse(self._stream(payload, later[0], task), media_type="text/event-stream", headers=SSE_HEADERS)
+        return SSEResponse(self._stream(payload, later[0], task), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
         try:

@@ -27,6 +27,7 @@ from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
 from mcp_eras.bridge.front.http import call_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
+from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.jsonrpc import Message, RequestId
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 from mcp_eras.bridge.translate import errors
@@ -223,7 +224,7 @@ class LegacyHttpFront:
                     if slot.get_attached == 0:
                         self._linger(slot)
 
-        return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
+        return SSEResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
 
     async def _initialize(self, request: Request, msg: Message) -> Response:
         ctx = call_context(request, LEGACY)

@@ -219,7 +219,8 @@ class ModernHttpUpstream(Upstream):
         headers = self._headers(wire, ctx)
         http_timeout = httpx.Timeout(self.settings.request_timeout if timeout else None, connect=self.settings.connect_timeout)
         try:
-            with anyio.fail_after(timeout) if timeout else contextlib.nullcontext():
+            # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
+            async with asyncio.timeout(timeout or None):
                 async with lean_http.post(self._client, self.url, jsonrpc.dumps(wire), headers, http_timeout,
                                           rpc_extensions(wire.get("method"))) as resp:
                     ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
