@@ -60,15 +60,31 @@ def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True) ->
     return head, body
 
 
-async def test_hanging_up_before_the_answer_cancels_the_call(base: type) -> None:
-    upstream = FakeUpstream()
+class Chatty(FakeUpstream):
+    """``progress_hang``: one progress notification (so the answer is an SSE stream), then hangs."""
+
+    async def call(self, request: Any, ctx: Any, emit: Any) -> Any:
+        if (request.get("params") or {}).get("name") == "progress_hang":
+            await emit({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": "p", "progress": 1}})
+            request = {**request, "params": {**request["params"], "name": "hang"}}
+        return await super().call(request, ctx, emit)
+
+
+@pytest.mark.parametrize("tool", ["hang", "progress_hang"])
+async def test_hanging_up_cancels_the_call(base: type, tool: str) -> None:
+    """Before any answer (JSON pending) and during an SSE answer: one callback watches, no task waits in receive()."""
+    upstream = Chatty()
     async with serving(base, upstream) as (port, made):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        head, body = post(port, "hang")
+        head, body = post(port, tool)
         writer.write(head + body)
         async with asyncio.timeout(30):
+            if tool == "progress_hang":
+                status = await reader.readuntil(b"\r\n\r\n")
+                assert b"text/event-stream" in status and await reader.readuntil(b"\n\n")  # the progress event
             await upstream.hanging.wait()
-            assert [p._on_lost for p in made] == [[made[0]._on_lost[0]]]  # noqa: SLF001 - one callback, no task
+            assert [p._on_lost for p in made] == [[made[0]._on_lost[0]]]  # noqa: SLF001
             writer.close()
             await upstream.cancelled.wait()
 
@@ -109,29 +125,3 @@ def test_other_servers_fall_back_to_receive() -> None:
         return {"type": "http.disconnect"}
 
     assert h11_guard.disconnect_watcher(receive) is None
-
-
-class Chatty(FakeUpstream):
-    """``progress_hang``: one progress notification (so the answer is an SSE stream), then hangs."""
-
-    async def call(self, request: Any, ctx: Any, emit: Any) -> Any:
-        if (request.get("params") or {}).get("name") == "progress_hang":
-            await emit({"jsonrpc": "2.0", "method": "notifications/progress",
-                        "params": {"progressToken": "p", "progress": 1}})
-            request = {**request, "params": {**request["params"], "name": "hang"}}
-        return await super().call(request, ctx, emit)
-
-
-async def test_hanging_up_an_sse_answer_cancels_the_call(base: type) -> None:
-    upstream = Chatty()
-    async with serving(base, upstream) as (port, made):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        head, body = post(port, "progress_hang")
-        writer.write(head + body)
-        async with asyncio.timeout(30):
-            status = await reader.readuntil(b"\r\n\r\n")
-            assert b"text/event-stream" in status and await reader.readuntil(b"\n\n")  # the progress event
-            await upstream.hanging.wait()
-            assert made[0]._on_lost, "the SSE response watches the connection, no task waits in receive()"  # noqa: SLF001
-            writer.close()
-            await upstream.cancelled.wait()
