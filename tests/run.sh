@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: builds the environments, lints, runs every test
 # (unit, real-peer integration of both eras, conformance legs), then the HTTP fronts and the real-peer
-# direction A legs again with mcp-eras[fast] (uvloop, httptools and the 2026 front's shortcut).
+# legs of both directions again with mcp-eras[fast] (uvloop, httptools and the fronts' shortcut).
 # Extra args go to pytest (then only that one pass runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +16,5 @@ echo "tests/run.sh: the fronts again with mcp-eras[fast]" >&2
 PYTHONPATH="$PWD/.venvs/fast-libs" exec .venv/bin/python -m pytest -q -p no:cacheprovider \
     tests/unit/test_perf_choices.py tests/inprocess/test_fast_post.py tests/inprocess/test_disconnect_watch.py \
     tests/inprocess/test_h11_guard.py tests/inprocess/test_http_front.py tests/inprocess/test_middleware.py \
-    tests/integration/test_direction_a.py tests/integration/test_mrtr_a.py
+    tests/integration/test_direction_a.py tests/integration/test_mrtr_a.py tests/integration/test_direction_b.py \
+    tests/integration/test_front_bad_input.py tests/integration/test_matrix.py

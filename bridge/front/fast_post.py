@@ -1,19 +1,19 @@
-"""The 2026 front's hot path without the ASGI layers: a POST to the MCP endpoint served straight from
+"""The MCP endpoint's hot path without the ASGI layers: a POST to it served straight from
 uvicorn's httptools protocol (``mcp-eras[fast]``), on the same ``HttpFront`` logic.
 
 Per request, ASGI costs a request cycle's task wrapper, a scope walk through the app's middleware, a
 ``Request``/``Response`` pair, and two validated ``send`` messages. For the common request (a 2026 POST
-with a declared body, no 2025 session, nothing the transport guard refuses) the protocol instead:
+with a declared body, nothing the transport guard refuses; 2025 sessions' POSTs too when the 2025 front is
+served) the protocol instead:
 
 * decides at the end of the request head (``FastPost.accepts``: the same ``middleware.screen`` checks, on
   the header list uvicorn already built, plus the ones that make the shortcut safe: a declared
   ``Content-Length`` within ``max_body_bytes``, no ``Transfer-Encoding``, no ``Expect``, no query, no
   pipelined request ahead of it);
 * lets uvicorn buffer the body as usual (it is at most the declared length), then runs
-  ``HttpFront.modern`` in one task and writes a complete answer as one ``transport.write``;
-* falls back to the app (``cycle.run_asgi``, with the body already buffered) whenever the front's answer
-  is not a plain body (an SSE stream goes through the cycle's own ASGI ``send``) or the body turns out
-  to belong to a 2025 session (an ``initialize`` with 2025 params under a 2026 version header).
+  ``HttpFront.answer_post`` (the endpoint's own choice between the 2025 and 2026 fronts) in one task and
+  writes a complete answer as one ``transport.write``; an SSE answer goes through the cycle's own ASGI
+  ``send``.
 
 Nothing here decides protocol meaning: every answer is the one the ASGI path gives (the in-process
 tests run both paths on the same requests). ``h11_guard.header_timeout_protocol(fast=...)`` wires it in;
@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from uvicorn.protocols.http.h11_impl import STATUS_PHRASES
 
@@ -34,7 +35,7 @@ from mcp_eras.bridge.jsonrpc import FrameError
 
 log = logging.getLogger("mcp_bridge.http")
 
-_REFUSED_NAMES = frozenset({"transfer-encoding", "expect", "mcp-session-id", "upgrade"})
+_REFUSED_NAMES = frozenset({"transfer-encoding", "expect", "upgrade"})
 
 
 class FastPost:
@@ -45,18 +46,18 @@ class FastPost:
         self.path = path
         self.raw_path = path.encode("ascii")
         self.policy = guard.GuardPolicy.from_settings(front.settings, lambda p: p == path)
-        self.enabled = front.settings.front_era != eras.LEGACY
 
     def accepts(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
         """The request head's header index when this request takes the shortcut, else None."""
-        if method != b"POST" or url != self.raw_path or not self.enabled:
+        if method != b"POST" or url != self.raw_path:
             return None
         # the first value of a repeated field wins, as in Starlette's Headers
         index = {name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(headers)}
         if not _REFUSED_NAMES.isdisjoint(index):
             return None
-        if index.get("mcp-protocol-version") not in eras.MODERN_VERSIONS:
-            return None  # 2025 requests (and the odd ones) are classified by the full front
+        if ("mcp-session-id" in index or index.get("mcp-protocol-version") not in eras.MODERN_VERSIONS) \
+                and not self.front.legacy_ok:
+            return None  # 2025 requests without a 2025 front: the full front answers them
         declared = index.get("content-length", "")
         if not declared.isdigit() or int(declared) > self.policy.max_body_bytes:
             return None
@@ -64,18 +65,15 @@ class FastPost:
             return None  # the guard's refusal is answered by the app, as always
         return index
 
-    async def serve(self, cycle: Any, app: Any, index: dict[str, str], watch: Any) -> None:
-        """Answer the request whose body ``cycle`` holds; the app's ASGI path when the shortcut does not fit."""
+    async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
+        """Answer the request whose body ``cycle`` holds (``index``: its headers), as the endpoint would."""
         try:
             try:
                 msg = jsonrpc.parse_frame(bytes(cycle.body))
             except FrameError as exc:
                 response: Response = self.front.error_response(exc)
             else:
-                if self.front.legacy_ok and self.front.is_legacy(index, msg):
-                    await cycle.run_asgi(app)  # a 2025 body: the 2025 front, exactly as without the shortcut
-                    return
-                response = await self.front.modern(index, msg, watch)
+                response = await self.front.answer_post(index, msg, watch, lambda: _request(cycle, index))
             if isinstance(response, StreamingResponse) or response.background is not None:
                 await response(cycle.scope, cycle.receive, cycle.send)
             else:
@@ -91,6 +89,14 @@ class FastPost:
                 cycle.transport.close()
         finally:
             cycle.on_response = _nothing
+
+
+def _request(cycle: Any, index: dict[str, str]) -> Request:
+    """The request as the 2025 front takes it: headers indexed once, body already read."""
+    request = Request(cycle.scope, cycle.receive)
+    request._headers = guard.IndexedHeaders(cycle.scope, index)  # noqa: SLF001 - Starlette's own cache slots
+    request._body = bytes(cycle.body)  # noqa: SLF001
+    return request
 
 
 def write_whole(cycle: Any, response: Response) -> None:

@@ -50,12 +50,11 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
         _armed_for: Any = None
         _fast_index: dict[str, str] | None = None
         _fast_cycle: Any = None
-        _fast_app: Any = None
 
         if shortcut is not None:
             def _start_asgi_task(self, cycle: Any, app: Any) -> None:
                 if self._fast_index is not None and cycle is self.cycle and app is self.app:
-                    self._fast_cycle, self._fast_app = cycle, app  # served once its body is in
+                    self._fast_cycle = cycle  # served once its body is in
                     return
                 super()._start_asgi_task(cycle, app)
 
@@ -66,11 +65,11 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
 
             def on_message_complete(self) -> None:
                 super().on_message_complete()
-                cycle, app, index = self._fast_cycle, self._fast_app, self._fast_index
+                cycle, index = self._fast_cycle, self._fast_index
                 if cycle is None or cycle is not self.cycle or index is None:
                     return
-                self._fast_cycle = self._fast_app = self._fast_index = None
-                task = self.loop.create_task(shortcut.serve(cycle, app, index, self.watch_disconnect))
+                self._fast_cycle = self._fast_index = None
+                task = self.loop.create_task(shortcut.serve(cycle, index, self.watch_disconnect))
                 task.add_done_callback(self.tasks.discard)
                 self.tasks.add(task)
 

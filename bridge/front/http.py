@@ -137,12 +137,18 @@ class HttpFront:
             msg = jsonrpc.parse_frame(body)
         except FrameError as exc:
             return self.error_response(exc)
-        if legacy_ok and self.is_legacy(request.headers, msg):
+        return await self.answer_post(request.headers, msg, lambda callback: _watch_disconnect(request, callback),
+                                      lambda: request)
+
+    async def answer_post(self, headers: Mapping[str, str], msg: Message, watch: Watch,
+                          request: Callable[[], Request]) -> Response:
+        """A POST whose body parsed as ``msg``: a 2025 session's (the 2025 front, given ``request()``) or a 2026 one."""
+        if self.legacy_ok and self.is_legacy(headers, msg):
             assert self.legacy is not None
-            return await self.legacy.handle_post(request, msg)
+            return await self.legacy.handle_post(request(), msg)
         if self.settings.front_era == eras.LEGACY:
             return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
-        return await self.modern(request.headers, msg, lambda callback: _watch_disconnect(request, callback))
+        return await self.modern(headers, msg, watch)
 
     @property
     def legacy_ok(self) -> bool:

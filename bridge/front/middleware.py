@@ -120,9 +120,10 @@ class IndexedHeaders(Headers):
     """Starlette's request ``Headers`` with lookups from a dict built once (the first value of a repeated
     field wins, as in ``Headers``); ``getlist``, ``raw`` and iteration are Starlette's own."""
 
-    def __init__(self, scope: Scope) -> None:
+    def __init__(self, scope: Scope, index: dict[str, str] | None = None) -> None:
+        """``index``: the lookup dict when the caller already built it from the same header list."""
         super().__init__(scope=scope)
-        self._index = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(self._list)}
+        self._index = index if index is not None else {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(self._list)}
 
     def __getitem__(self, key: str) -> str:
         try:

@@ -31,9 +31,9 @@ class Counting(fast_post.FastPost):
         super().__init__(front, path)
         self.served = 0
 
-    async def serve(self, cycle: Any, app: Any, index: dict[str, str], watch: Any) -> None:
+    async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
         self.served += 1
-        await super().serve(cycle, app, index, watch)
+        await super().serve(cycle, index, watch)
 
 
 @contextlib.asynccontextmanager
@@ -164,3 +164,40 @@ async def test_a_2025_body_under_a_2026_header_reaches_the_2025_front() -> None:
             if shortcut is not None:
                 assert shortcut.served == 1  # taken, then handed to the app with its body
     assert results[0] == results[1] == (200, True, None), results
+
+
+def legacy_post(body: dict[str, Any] | bytes, sid: str | None, version: str | None = "2025-11-25") -> bytes:
+    return request(body, {"MCP-Protocol-Version": version, "Mcp-Session-Id": sid})
+
+
+async def legacy_session(fast: bool) -> tuple[list[tuple[int, dict[str, str], bytes]], Counting | None]:
+    """A 2025 session's POSTs: initialize, initialized, a JSON answer, an SSE answer, errors of the 2025 front."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    out = []
+    async with serving(fakes.ListeningUpstream(), fast, legacy=True) as (port, shortcut):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(legacy_post(init, None, None))
+        status, headers, body = await answer(reader)
+        sid = headers.pop("mcp-session-id")
+        out.append((status, headers, body))
+        for frame, session in [({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid),
+                               ({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "file:///a"}}, sid),
+                               ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "log"}}, sid),
+                               ({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "file:///a"}}, "nope"),
+                               ({"jsonrpc": "2.0", "id": 5, "method": "ping"}, None)]:
+            writer.write(legacy_post(frame, session))
+            status, headers, body = await answer(reader)
+            out.append((status, headers, body.replace(sid.encode(), b"SID")))
+        writer.close()
+    return out, shortcut
+
+
+async def test_2025_sessions_on_the_shortcut_answer_as_on_the_asgi_path() -> None:
+    slow, _ = await legacy_session(fast=False)
+    quick, shortcut = await legacy_session(fast=True)
+    assert shortcut is not None and shortcut.served == len(quick)
+    assert [s for s, *_ in quick] == [200, 202, 200, 200, 404, 400]
+    assert quick[3][1]["content-type"].startswith("text/event-stream")  # tools/call answers on SSE (may ask the client)
+    for n, (a, b) in enumerate(zip(slow, quick, strict=True)):
+        assert a == b, n
