@@ -4,8 +4,6 @@ the killed one is respawned (with backoff) and serves again, and /healthz and /m
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -15,6 +13,8 @@ from typing import Any
 import fleet_peers as fp
 import httpx
 import pytest
+
+from pids import kill_descendant
 
 pytestmark = [pytest.mark.legacy_peer, fp.needs_modern_upstream]
 
@@ -66,7 +66,7 @@ async def kill_repeatedly(bridge: fp.FleetBridge, victim: str) -> dict[str, Any]
                     pids = (await victim_status())["pids"]
                     assert pids, await victim_status()
                     for pid in pids:
-                        os.kill(pid, signal.SIGKILL)
+                        kill_descendant(pid)  # a reused pid (the child already gone) is left alone
                     killed.extend(pids)
 
                     async def respawned(k: int = k, pids: list[int] = pids) -> bool:

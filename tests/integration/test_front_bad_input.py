@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ import httpx
 import pytest
 
 import peers
+from pids import kill_descendant
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -158,7 +158,7 @@ def test_killed_upstream_child_errors_promptly_and_respawns() -> None:
         with client.stream("POST", url, json=long_call, headers=hdrs("tools/call", "slow_count")) as resp:
             assert resp.headers["content-type"].startswith("text/event-stream")
             for pid in children:
-                os.kill(pid, signal.SIGKILL)
+                kill_descendant(pid)  # a child that exited meanwhile is not killed by its reused pid
             started = time.monotonic()
             events = [json.loads(line[5:]) for line in resp.iter_lines() if line.startswith("data:")]
         waited = time.monotonic() - started

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ import pytest
 
 import peers
 import spec
+from pids import kill_descendant
 
 EXT = "io.modelcontextprotocol/tasks"
 CAPS = {"elicitation": {"form": {}}, "extensions": {EXT: {}}}
@@ -213,7 +212,7 @@ def test_a_restarted_upstream_child_fails_its_live_tasks_with_the_documented_err
         pytest.skip("the restart case is a stdio upstream's")
     pids = {c["pid"] for c in health["taskChannels"] if c.get("pid")}
     for pid in pids:
-        os.kill(pid, signal.SIGKILL)
+        assert kill_descendant(pid), f"task channel pid {pid} is not a child of this test run"
     lost = client.poll(created["taskId"], ("failed", "completed", "cancelled"))
     assert lost["status"] == "failed" and lost["error"]["code"] == -32603
     assert lost["error"]["message"].startswith("Upstream task lost")

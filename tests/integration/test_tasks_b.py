@@ -6,8 +6,6 @@ mcp 1.29's own tasks server."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,6 +15,7 @@ import pytest
 
 import peers
 import spec
+from pids import kill_descendant
 
 
 def modern_tasks_server(*args: str) -> list[str]:
@@ -101,7 +100,7 @@ def test_a_restarted_2026_upstream_child_fails_the_2025_clients_live_task() -> N
         spec.legacy("CreateTaskResult", created["result"])
         task_id = created["result"]["task"]["taskId"]
         pid = http.get(url.replace("/mcp", "/healthz")).json()["upstream"]["pid"]
-        os.kill(pid, signal.SIGKILL)
+        assert kill_descendant(pid), f"upstream pid {pid} is not a child of this test run"
         deadline = time.monotonic() + 60
         rid = 100
         while time.monotonic() < deadline:
