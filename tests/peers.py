@@ -51,7 +51,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 30.0) -> None:
+STARTUP_TIMEOUT = 180.0
+"""Bound on a subprocess's start-up (until it listens): a hang guard, generous because a loaded machine
+starts interpreters slowly; a process that exits early fails at once."""
+
+
+def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = STARTUP_TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -64,7 +69,7 @@ def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 
 
 @contextlib.contextmanager
 def running(cmd: list[str], port: int | None = None, env: dict[str, str] | None = None,
-            timeout: float = 30.0) -> Iterator[subprocess.Popen]:
+            timeout: float = STARTUP_TIMEOUT) -> Iterator[subprocess.Popen]:
     """Run ``cmd`` (stderr inherited, stdout discarded); wait for ``port``; terminate on exit."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=full_env)

@@ -274,7 +274,7 @@ def with_pythonpath(path: Path, env: Mapping[str, str] | None = None) -> dict[st
 
 @contextlib.contextmanager
 def serving(cmd: list[str], port: int, env: Mapping[str, str] | None = None,
-            timeout: float = 60.0) -> Iterator[str]:
+            timeout: float = peers.STARTUP_TIMEOUT) -> Iterator[str]:
     """Run a server command, wait for its port, yield its ``/mcp`` URL, stop it afterwards."""
     with peers.running(cmd, port, env=dict(env or {}), timeout=timeout):
         yield f"http://127.0.0.1:{port}/mcp"

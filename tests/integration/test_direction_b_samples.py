@@ -41,7 +41,7 @@ def through_bridge(front: str, upstream: str, server: list[str]) -> Iterator[lis
     with ExitStack() as stack:
         if upstream == "http":
             port = peers.free_port()
-            stack.enter_context(peers.running([peers.MODERN_PYTHON, *server, "http", "--port", str(port)], port, timeout=60))
+            stack.enter_context(peers.running([peers.MODERN_PYTHON, *server, "http", "--port", str(port)], port))
             up = ["--upstream", f"http://127.0.0.1:{port}/mcp"]
         else:
             up = ["--", peers.MODERN_PYTHON, *server, "stdio"]
@@ -49,7 +49,7 @@ def through_bridge(front: str, upstream: str, server: list[str]) -> Iterator[lis
         if front == "http":
             port = peers.free_port()
             cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", *opts, *up]
-            stack.enter_context(peers.running(cmd, port, timeout=60))
+            stack.enter_context(peers.running(cmd, port))
             yield [f"http://127.0.0.1:{port}/mcp"]
         else:
             yield [*peers.bridge_cmd(), "serve", "--stdio", *opts, *up]

@@ -23,7 +23,7 @@ def bridged_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     server = [python, str(peers.SAMPLES / era / script), "http", "--port", str(up), *extra]
     bridge = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning",
               "--upstream", f"http://127.0.0.1:{up}/mcp"]
-    with peers.running(server, up, timeout=60), peers.running(bridge, port, timeout=60):
+    with peers.running(server, up), peers.running(bridge, port):
         yield era, f"http://127.0.0.1:{port}/mcp"
 
 

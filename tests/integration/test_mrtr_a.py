@@ -210,13 +210,15 @@ def test_abandoned_parked_call_is_released_and_upstream_answered(tmp_path: Path)
     server = tmp_path / "recorder.py"
     server.write_text(RECORDER)
     outcome = tmp_path / "outcome.txt"
-    cmd, url = bridge_http(["--", peers.legacy_python(), str(server), str(outcome)], "--parked-timeout", "1")
+    # 5 s: long enough that the call is still parked when /healthz is read right after its first round, on any
+    # machine; the release itself is awaited below (a hang guard, not a timing).
+    cmd, url = bridge_http(["--", peers.legacy_python(), str(server), str(outcome)], "--parked-timeout", "5")
     port = int(url.split(":")[2].split("/")[0])
     with peers.running(cmd, port), httpx.Client(timeout=60) as client:
         first = call(client, url, 1, "ask")["result"]
         assert first["resultType"] == "input_required"
         assert client.get(f"http://127.0.0.1:{port}/healthz").json()["upstream"]["parked"] == 1
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while not outcome.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         # The client never retried: the bridge answered the upstream's elicitation (cancel) itself.

@@ -60,7 +60,7 @@ def run_client(
 @contextmanager
 def http_server(python: str, script: str, transport: str = "http", *extra: str) -> Iterator[str]:
     port = peers.free_port()
-    with peers.running([python, script, transport, "--port", str(port), *extra], port=port, timeout=60):
+    with peers.running([python, script, transport, "--port", str(port), *extra], port=port):
         yield f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
 
 

@@ -168,7 +168,9 @@ def test_task_ids_are_bound_to_the_caller_and_the_extension_is_required(bridge: 
 @pytest.mark.legacy_peer
 def test_status_notifications_reach_listen_subscribers_of_those_tasks(bridge: str) -> None:
     client = Client2026(bridge)
-    created = client.create("slow", {"steps": 4, "step_ms": 150})
+    # A status notification tells what changed after the listen began (nothing is replayed to a late subscriber), so
+    # the task must outlast opening the listen: 4 steps of 1 s, not 150 ms (a loaded machine may take that long).
+    created = client.create("slow", {"steps": 4, "step_ms": 1000})
     frames: list[dict[str, Any]] = []
     finished = threading.Event()
 

@@ -19,7 +19,7 @@ def bridge() -> Iterator[str]:
     port = peers.free_port()
     cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--front-era", "2026-07-28", "--log-level", "warning",
            "--upstream-era", "2025-11-25", "--", *peers.server_everything(), "stdio"]
-    with peers.running(cmd, port, timeout=60):
+    with peers.running(cmd, port):
         yield f"http://127.0.0.1:{port}/mcp"
 
 

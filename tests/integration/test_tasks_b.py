@@ -36,12 +36,12 @@ def bridge(request: pytest.FixtureRequest) -> Iterator[str]:
            "--upstream-era", era]
     if request.param == "modern-http":
         up_port = peers.free_port()
-        with peers.running(modern_tasks_server("http", "--port", str(up_port)), up_port, timeout=60), \
-                peers.running([*cmd, "--upstream", f"http://127.0.0.1:{up_port}/mcp"], port, timeout=60):
+        with peers.running(modern_tasks_server("http", "--port", str(up_port)), up_port), \
+                peers.running([*cmd, "--upstream", f"http://127.0.0.1:{up_port}/mcp"], port):
             yield f"http://127.0.0.1:{port}/mcp"
         return
     server = modern_tasks_server() if request.param == "modern-stdio" else legacy_tasks_server()
-    with peers.running([*cmd, "--", *server], port, timeout=60):
+    with peers.running([*cmd, "--", *server], port):
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -89,7 +89,7 @@ def test_a_restarted_2026_upstream_child_fails_the_2025_clients_live_task() -> N
     cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--front-era", "2025-11-25", "--log-level", "warning",
            "--upstream-era", "2026-07-28", "--", *modern_tasks_server()]
     url = f"http://127.0.0.1:{port}/mcp"
-    with peers.running(cmd, port, timeout=60), httpx.Client(timeout=60) as http:
+    with peers.running(cmd, port), httpx.Client(timeout=60) as http:
         init, resp = _post(http, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}, None)
         spec.legacy("InitializeResult", init["result"])

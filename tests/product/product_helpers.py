@@ -62,7 +62,7 @@ class Running:
                                      start_new_session=True)
         self.log: list[str] = []
 
-    def wait_listening(self, timeout: float = 30) -> int:
+    def wait_listening(self, timeout: float = peers.STARTUP_TIMEOUT) -> int:
         assert self.proc.stderr is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -96,7 +96,7 @@ async def _discard(_msg: Message) -> None:
     return None
 
 
-def _wait_status(url: str, want: int, deadline_s: float = 30) -> httpx.Response:
+def _wait_status(url: str, want: int, deadline_s: float = 120) -> httpx.Response:
     """Poll (each answer is a fresh check after the 1 s cache) until the status is ``want``."""
     deadline = time.monotonic() + deadline_s
     while True:

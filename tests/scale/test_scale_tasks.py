@@ -59,7 +59,7 @@ def test_owner_gone_task_is_failed_lost_everywhere(cluster: scale_peers.Cluster)
     created = client.create("slow", {"steps": 1000, "step_ms": 100})
     task_id = created["taskId"]
     stored = redis.Redis.from_url(cluster.store)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120  # a hang guard: the write-behind may lag on a loaded machine
     while not stored.exists(f"mcp-bridge:cache:tasks:{task_id}"):  # the shared copy is written behind (bounded poll)
         assert time.monotonic() < deadline, "the task record never reached the store"
         time.sleep(0.02)
