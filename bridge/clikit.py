@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import socket
 import sys
 import traceback
@@ -141,6 +142,21 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def server_config(app: Any, header_timeout: float = 10.0) -> Any:
+    """The uvicorn configuration of every HTTP front. Idle keep-alive connections are closed by the header
+    deadline (bridge.front.h11_guard, armed after each response), not by uvicorn's own 5 s: that equals httpx's
+    default idle expiry, so under load a client reused a connection the bridge was closing at that moment (a
+    ReadError on a POST nobody may retry). A server must idle out after its clients."""
+    import uvicorn
+
+    from mcp_eras.bridge import _perf
+    from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
+
+    return uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                          timeout_keep_alive=max(5, math.ceil(header_timeout)) + 1,
+                          http=header_timeout_protocol(header_timeout), loop=_perf.loop_name())
+
+
 def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None], header_timeout: float = 10.0) -> None:
     """Bind first, then say "listening" (``announce``), then serve until SIGINT/SIGTERM (uvicorn
     runs the app's lifespan shutdown, which stops the upstreams and their children). A request's headers
@@ -148,15 +164,9 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     import uvicorn
 
     sock = bind(host, port)
-    bound_port = sock.getsockname()[1]
-    announce(host, bound_port)
-    from mcp_eras.bridge import _perf
-    from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
-
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=header_timeout_protocol(header_timeout), loop=_perf.loop_name())
+    announce(host, sock.getsockname()[1])
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(server_config(app, header_timeout)).run(sockets=[sock])
     finally:
         sock.close()
 
