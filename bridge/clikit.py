@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import socket
 import sys
 import traceback
@@ -141,6 +142,26 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def server_config(app: Any, header_timeout: float = 10.0) -> Any:
+    """The uvicorn configuration of every HTTP front. Idle keep-alive connections are closed by the header
+    deadline (bridge.front.h11_guard, armed after each response), not by uvicorn's own 5 s: that equals httpx's
+    default idle expiry, so under load a client reused a connection the bridge was closing at that moment (a
+    ReadError on a POST nobody may retry). A server must idle out after its clients.
+    Proxy headers off: nothing here reads the peer address, and a forwarded scheme or client must not be
+    trusted by default; no Server header (it only names the software to a scanner). An app that offers
+    ``state.fast_post`` gets its MCP endpoint's shortcut (bridge.front.fast_post) under httptools."""
+    import uvicorn
+
+    from mcp_eras.bridge import _perf
+    from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
+
+    fast = getattr(getattr(app, "state", None), "fast_post", None)
+    return uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                          timeout_keep_alive=max(5, math.ceil(header_timeout)) + 1,
+                          http=header_timeout_protocol(header_timeout, fast=fast), loop=_perf.loop_name(),
+                          proxy_headers=False, server_header=False)
+
+
 def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None], header_timeout: float = 10.0) -> None:
     """Bind first, then say "listening" (``announce``), then serve until SIGINT/SIGTERM (uvicorn
     runs the app's lifespan shutdown, which stops the upstreams and their children). A request's headers
@@ -148,19 +169,9 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     import uvicorn
 
     sock = bind(host, port)
-    bound_port = sock.getsockname()[1]
-    announce(host, bound_port)
-    from mcp_eras.bridge import _perf
-    from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
-
-    # proxy_headers off: nothing here reads the peer address, and a forwarded scheme or client must not be
-    # trusted by default; no Server header (it only names the software to a scanner).
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=header_timeout_protocol(header_timeout, fast=getattr(getattr(app, "state", None), "fast_post", None)),
-                            loop=_perf.loop_name(),
-                            proxy_headers=False, server_header=False)
+    announce(host, sock.getsockname()[1])
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(server_config(app, header_timeout)).run(sockets=[sock])
     finally:
         sock.close()
 

@@ -50,7 +50,7 @@ async def kill_repeatedly(bridge: fp.FleetBridge, victim: str) -> dict[str, Any]
                         stats[name]["ok"] += 1
                     except Exception as exc:  # noqa: BLE001 - counted, then asserted on
                         stats[name]["failed"] += 1
-                        errors.append(f"{name}: {exc}")
+                        errors.append(f"{name}: {exc!r}")
                 n += 1
 
         async def victim_status() -> dict[str, Any]:

@@ -86,7 +86,7 @@ async def staged_upgrade(bridge: fp.FleetBridge, urls: dict[str, str], gate: Pat
                         assert got == text, f"{got!r} != {text!r}"
                     except Exception as exc:  # noqa: BLE001 - counted, then asserted on
                         stats[name]["failed"] += 1
-                        errors.append(f"{name}: {exc}")
+                        errors.append(f"{name}: {exc!r}")
                         if len(errors) > 20:  # broken beyond repair: stop, and let the asserts show why
                             reloaded.set()
                             first_round.set()
