@@ -41,7 +41,7 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
                             fast: FastPost | None = None) -> type[Any]:
     """``uvicorn.Config(http=header_timeout_protocol(10))``: a protocol class with that header deadline.
     Both uvicorn protocols set ``cycle`` once a request head is parsed and call ``on_response_complete``.
-    ``fast``: the 2026 front's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol."""
+    ``fast``: the MCP endpoint's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol."""
     parent: Any = base or default_base()
     shortcut = fast if hasattr(parent, "_start_asgi_task") else None  # httptools' protocol only
 
