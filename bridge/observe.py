@@ -85,9 +85,9 @@ class ObservedUpstream(Upstream):
             outcome = "cancelled"
             raise
         finally:
-            labels = {"client_era": ctx.client_era, "upstream_era": str(self.era or "unknown"), "outcome": outcome}
-            self.metrics.inc("requests_total", labels)
-            self.metrics.observe("request_duration_seconds", {"client_era": ctx.client_era}, self.clock() - started)
+            era = ctx.client_era
+            self.metrics.inc_values("requests_total", (era, str(self.era or "unknown"), outcome))
+            self.metrics.observe_values("request_duration_seconds", (era,), self.clock() - started)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

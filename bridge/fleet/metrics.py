@@ -38,6 +38,8 @@ class _Family:
     help: str
     label_names: tuple[str, ...]
     values: dict[Labels, float] = field(default_factory=dict)
+    keys: dict[tuple[str, ...], Labels] = field(default_factory=dict)
+    """Label values in ``label_names`` order -> their series key (``Metrics.inc_values``)."""
 
     def key(self, labels: dict[str, str]) -> Labels:
         if set(labels) != set(self.label_names):
@@ -53,6 +55,8 @@ class _Histogram:
     buckets: tuple[float, ...]
     series: dict[Labels, list[float]] = field(default_factory=dict)
     """Per label set: bucket counts (non-cumulative), then sum, then count."""
+    by_values: dict[tuple[str, ...], list[float]] = field(default_factory=dict)
+    """Label values in ``label_names`` order -> the same lists as ``series`` (``Metrics.observe_values``)."""
 
 
 class Metrics:
@@ -72,12 +76,37 @@ class Metrics:
         key = fam.key(labels)
         fam.values[key] = fam.values.get(key, 0.0) + amount
 
+    def inc_values(self, name: str, values: tuple[str, ...], amount: float = 1.0) -> None:
+        """``inc`` with the label values given in the family's label order (a hot path: no dict per call)."""
+        fam = self._counters[name]
+        key = fam.keys.get(values)
+        if key is None:
+            key = fam.keys[values] = fam.key(dict(zip(fam.label_names, values, strict=True)))
+        fam.values[key] = fam.values.get(key, 0.0) + amount
+
     def observe(self, name: str, labels: dict[str, str], value: float) -> None:
         h = self._hists[name]
-        key = tuple((n, str(labels[n])) for n in h.label_names)
+        self._observe(h, self._series(h, tuple((n, str(labels[n])) for n in h.label_names)), value)
+
+    def observe_values(self, name: str, values: tuple[str, ...], value: float) -> None:
+        """``observe`` with the label values given in the histogram's label order."""
+        h = self._hists[name]
+        series = h.by_values.get(values)
+        if series is None:
+            if len(values) != len(h.label_names):
+                raise ValueError(f"{h.name}: {len(values)} label values for {h.label_names}")
+            series = h.by_values[values] = self._series(h, tuple(zip(h.label_names, map(str, values), strict=True)))
+        self._observe(h, series, value)
+
+    @staticmethod
+    def _series(h: _Histogram, key: Labels) -> list[float]:
         series = h.series.get(key)
         if series is None:
             series = h.series[key] = [0.0] * (len(h.buckets) + 2)
+        return series
+
+    @staticmethod
+    def _observe(h: _Histogram, series: list[float], value: float) -> None:
         for i, bound in enumerate(h.buckets):
             if value <= bound:
                 series[i] += 1

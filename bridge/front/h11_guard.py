@@ -14,7 +14,6 @@ endpoint when its connection is lost (``disconnect_watcher``) without a task blo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +47,7 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
     class HeaderTimeoutH11(parent):  # type: ignore[misc, valid-type]
         _header_timer: asyncio.TimerHandle | None = None
         _armed_for: Any = None
+        _armed_at = 0.0
         _fast_index: dict[str, str] | None = None
         _fast_cycle: Any = None
 
@@ -119,21 +119,30 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             watchers.append(callback)
 
             def unwatch() -> None:
-                with contextlib.suppress(ValueError):
+                try:
                     watchers.remove(callback)
+                except ValueError:
+                    pass  # already called (the connection was lost)
 
             return unwatch
 
         def _arm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
+            # One timer per connection, re-armed lazily: a keep-alive connection answering many requests
+            # does not create and cancel a timer for each (the deadline is checked when the timer fires).
             self._armed_for = self.cycle
-            self._header_timer = self.loop.call_later(seconds, self._expired)
+            self._armed_at = self.loop.time()
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(seconds, self._expired)
 
         def _expired(self) -> None:
             self._header_timer = None
-            if self.cycle is self._armed_for and not self.transport.is_closing():
-                self.transport.close()  # no new request head within the deadline
+            if self.cycle is not self._armed_for or self.transport.is_closing():
+                return  # a request head came in time (the response that ends it arms again)
+            left = self._armed_at + seconds - self.loop.time()
+            if left > 0:
+                self._header_timer = self.loop.call_later(left, self._expired)  # armed again since this timer was set
+                return
+            self.transport.close()  # no new request head within the deadline
 
     return HeaderTimeoutH11
 

@@ -177,9 +177,11 @@ class Pool:
         return sum(1 for s in group if s.lease is None) + max(0, limits.per_identity_sessions - len(group))
 
     def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
-        parked = self._parked_sids()
         gone = tuple(s.sid for s in self.sessions.values()
-                     if s.idle() and s.sid not in parked and not s.provisional and now_ms - s.last_used_ms > idle_ms)
+                     if now_ms - s.last_used_ms > idle_ms and not s.provisional and s.idle())
+        if gone and self.parked:
+            parked = self._parked_sids()
+            gone = tuple(sid for sid in gone if sid not in parked)
         for sid in gone:
             del self.sessions[sid]
         return gone

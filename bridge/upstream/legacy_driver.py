@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -41,14 +42,50 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+class Inbox:
+    """The frames of one call, in arrival order, for its one driver: ``put_nowait`` and ``await get()``
+    (cancellable, e.g. by a deadline). What an ``asyncio.Queue`` without a size bound does for one reader,
+    without its per-call event and waiter queues (one of these is made for every relayed call); unbounded
+    as the stream feeding it: a call's frames are bounded by the session's reader and the call's deadline."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[Message] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, msg: Message) -> None:
+        self._items.append(msg)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Message:
+        while not self._items:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+
 class LiveCall:
     """One upstream request in flight: its machine (None for the bridge's own requests) and inbox."""
+
+    __slots__ = ("upstream_id", "method", "machine", "queue")
 
     def __init__(self, upstream_id: int, method: str, machine: LegacyCall | None = None) -> None:
         self.upstream_id = upstream_id
         self.method = method
         self.machine = machine
-        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self.queue = Inbox()
 
     @property
     def logs(self) -> bool | None:
@@ -210,6 +247,14 @@ class LegacySession:
     # --- inbound -------------------------------------------------------------------------------------
 
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
+        if "method" not in msg:
+            # A response goes to the call it answers, or nowhere (``route_inbound``'s first rule, without the
+            # per-call views the other rules need).
+            rid = msg.get("id")
+            call = self.calls.get(rid) if type(rid) is int else None
+            if call is not None:
+                call.queue.put_nowait(msg)
+            return
         # A parked call's handler waits for its answers and asks nothing new: it carries no new request.
         askable = [cid for cid, c in self.calls.items()
                    if c.method in MRTR_METHODS and c.machine is not None and c.machine.phase != "parked"]

@@ -66,7 +66,6 @@ class ChildProcess:
         self._ready = asyncio.Event()
         self._closed = False
         self._supervisor: asyncio.Task[None] | None = None
-        self._write_lock = asyncio.Lock()
         self._started = asyncio.Event()
         self._spawn_error: BaseException | None = None
         self.output_seen = asyncio.Event()
@@ -107,12 +106,17 @@ class ChildProcess:
         if proc is None or proc.stdin is None or not self._ready.is_set():
             raise UpstreamError(f"upstream {self.name} is not running")
         data = jsonrpc.dumps(msg) + b"\n"
-        async with self._write_lock:
-            try:
-                proc.stdin.write(data)
-                await proc.stdin.drain()
-            except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
-                raise UpstreamError(f"upstream {self.name} died: {exc}") from None
+        stdin = proc.stdin
+        try:
+            if stdin.transport.is_closing():
+                raise BrokenPipeError("stdin is closed")
+            # One write call queues the whole frame, so frames never interleave; wait (drain: the child's
+            # flow control, and where a dead child's pipe error surfaces) only when it could not all go out now.
+            stdin.write(data)
+            if stdin.transport.get_write_buffer_size():
+                await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
+            raise UpstreamError(f"upstream {self.name} died: {exc}") from None
 
     def kill(self) -> None:
         """Kill the current child (the supervisor respawns it). For tests and `reload`."""

@@ -153,7 +153,7 @@ class TasksUpstream(Upstream):
 
     async def _call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         method = request["method"]
-        caps = input_capabilities(request)
+        caps = None  # input_capabilities(request), worked out only where a task session may be opened
         if method == "server/discover":
             resp = await self.inner.call(request, ctx, emit)
             channel = await self._view(ctx, caps, request)
@@ -190,11 +190,11 @@ class TasksUpstream(Upstream):
             raise tk.missing_extension()
         if decision == "direct":
             return await self.inner.call(request, ctx, emit)
-        task_channel = await self._channel_if_legacy(ctx, caps)
+        task_channel = await self._channel_if_legacy(ctx, input_capabilities(request))
         assert task_channel is not None
         return await self._create(task_channel, request, ctx)
 
-    async def _view(self, ctx: CallContext, caps: dict[str, Any], request: Message | None = None) -> TaskChannel | ServerView | None:
+    async def _view(self, ctx: CallContext, caps: dict[str, Any] | None, request: Message | None = None) -> TaskChannel | ServerView | None:
         """A ready session of this caller to read the server's capabilities and tools from (they do not
         depend on the client's capabilities): any existing one, so discovery costs no extra session. A server
         without tasks needs no task session at all: the caller's own pool session tells (no second child)."""
@@ -204,6 +204,8 @@ class TasksUpstream(Upstream):
         known = await self._pool_caps(ctx, request)
         if known is not None and not tx.upstream_supports_tasks(known):
             return ServerView(known)
+        if caps is None:
+            caps = input_capabilities(request) if request is not None else {}
         return await self._channel_if_legacy(ctx, caps)
 
     async def _pool_caps(self, ctx: CallContext, request: Message | None) -> dict[str, Any] | None:
@@ -220,11 +222,14 @@ class TasksUpstream(Upstream):
         return self._ready_caps(ctx)
 
     def _ready_caps(self, ctx: CallContext) -> dict[str, Any] | None:
+        """The server capabilities a ready session of this caller read (its own dict: callers only read it)."""
         inner = getattr(self.inner, "delegate", None) or self.inner
-        for group in getattr(inner, "sessions", {}).values():
-            for session in group:
-                if session.rec.principal == ctx.principal and session.state == "ready":
-                    return dict(session.server_caps)
+        live = getattr(inner, "live", None)
+        sessions = live.values() if isinstance(live, dict) else \
+            (s for group in getattr(inner, "sessions", {}).values() for s in group)
+        for session in sessions:
+            if session.state == "ready" and session.rec.principal == ctx.principal:
+                return session.server_caps  # type: ignore[no-any-return]
         return None
 
     async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
