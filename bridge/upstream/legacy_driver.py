@@ -110,7 +110,7 @@ class LegacySession:
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._held_timer: asyncio.TimerHandle | None = None
-        transport.bind(self._deliver, self._on_lost)
+        transport.bind(self._deliver, self._on_lost, self.take_response)
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -246,14 +246,18 @@ class LegacySession:
 
     # --- inbound -------------------------------------------------------------------------------------
 
+    def take_response(self, msg: Message) -> bool:
+        """A response goes to the call it answers, or nowhere: ``route_inbound``'s first rule, without the
+        per-call views its other rules need (a response is most of what a session receives)."""
+        rid = msg.get("id")
+        call = self.calls.get(rid) if type(rid) is int else None
+        if call is not None:
+            call.queue.put_nowait(msg)
+        return True
+
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
         if "method" not in msg:
-            # A response goes to the call it answers, or nowhere (``route_inbound``'s first rule, without the
-            # per-call views the other rules need).
-            rid = msg.get("id")
-            call = self.calls.get(rid) if type(rid) is int else None
-            if call is not None:
-                call.queue.put_nowait(msg)
+            self.take_response(msg)
             return
         # A parked call's handler waits for its answers and asks nothing new: it carries no new request.
         askable = [cid for cid, c in self.calls.items()

@@ -43,10 +43,14 @@ class LegacyTransport(ABC):
     def __init__(self) -> None:
         self.deliver: Deliver | None = None
         self.on_lost: OnLost | None = None
+        self.take_response: Callable[[Message], bool] | None = None
 
-    def bind(self, deliver: Deliver, on_lost: OnLost) -> None:
+    def bind(self, deliver: Deliver, on_lost: OnLost, take_response: Callable[[Message], bool] | None = None) -> None:
+        """``deliver`` gets every inbound frame; ``take_response``, when given, may take responses first
+        without a task switch (a stdio child's reader offers them; it returns whether it took the frame)."""
         self.deliver = deliver
         self.on_lost = on_lost
+        self.take_response = take_response
 
     @abstractmethod
     async def open(self) -> None: ...
@@ -104,13 +108,16 @@ class StdioTransport(LegacyTransport):
         super().__init__()
 
         def spawn() -> ChildProcess:
-            return ChildProcess(argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd,
-                                inherit_env=inherit_env, name=name, max_line_bytes=max_line_bytes,
-                                backoff_initial=backoff_initial, backoff_max=backoff_max)
+            child = ChildProcess(argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd,
+                                 inherit_env=inherit_env, name=name, max_line_bytes=max_line_bytes,
+                                 backoff_initial=backoff_initial, backoff_max=backoff_max)
+            child.on_response = self._on_response
+            return child
 
         self._spawn = spawn
         if child is not None:
             child.on_message, child.on_exit, child.quiet, child.name = self._on_message, self._on_exit, False, name
+            child.on_response = self._on_response
         self.child = child or spawn()
         self.handshake = handshake
         self._generation = 0
@@ -122,6 +129,10 @@ class StdioTransport(LegacyTransport):
 
     async def _on_message(self, msg: Message) -> None:
         await self._deliver(msg, None)
+
+    def _on_response(self, msg: Message) -> bool:
+        take = self.take_response
+        return take is not None and take(msg)
 
     async def _on_exit(self, code: int) -> None:
         await self._lost(f"upstream process exited with status {code}")

@@ -50,6 +50,9 @@ class ChildProcess:
             raise ValueError("an upstream command is required")
         self.argv = list(argv)
         self.on_message = on_message
+        self.on_response: Callable[[Message], bool] | None = None
+        """When set: offered each response (a frame without ``method``) first, in order and without a task switch;
+        it returns whether it took the frame (else ``on_message`` gets it)."""
         self.on_exit = on_exit
         self.env = ({**os.environ} if inherit_env else {"PATH": os.environ.get("PATH", "")}) | (env or {})
         self.cwd = cwd
@@ -222,7 +225,9 @@ class ChildProcess:
                 log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", self.name, exc.message, line)
                 continue
             try:
-                await self.on_message(msg)
+                on_response = self.on_response
+                if on_response is None or "method" in msg or not on_response(msg):
+                    await self.on_message(msg)
             except Exception:  # noqa: BLE001
                 log.exception("upstream %s: message handler failed", self.name)
 
