@@ -37,6 +37,28 @@ def test_metrics_exposition_round_trips() -> None:
         m.inc("requests_total", {"server": "a"})
 
 
+def test_metrics_by_label_values_render_as_by_label_dicts() -> None:
+    """The hot path's ``inc_values``/``observe_values`` (label values in label order) land in the same series
+    as ``inc``/``observe`` with label dicts, and refuse a wrong number of values."""
+    by_dict, by_values = Metrics(), Metrics()
+    for m in (by_dict, by_values):
+        m.counter("requests_total", "Requests.", ("client_era", "outcome"))
+        m.histogram("latency_seconds", "Latency.", ("client_era",), buckets=(0.1, 1.0))
+    for era, outcome, seconds in (("2026-07-28", "ok", 0.05), ("2026-07-28", "ok", 2.0), ("2025-11-25", "error", 0.5)):
+        by_dict.inc("requests_total", {"client_era": era, "outcome": outcome})
+        by_dict.observe("latency_seconds", {"client_era": era}, seconds)
+        by_values.inc_values("requests_total", (era, outcome))
+        by_values.observe_values("latency_seconds", (era,), seconds)
+    by_values.inc("requests_total", {"client_era": "2025-11-25", "outcome": "error"})  # both ways share one series
+    by_dict.inc_values("requests_total", ("2025-11-25", "error"))
+    assert by_values.render() == by_dict.render()
+    assert by_values.value("requests_total", {"client_era": "2025-11-25", "outcome": "error"}) == 2
+    with pytest.raises(ValueError):
+        by_values.inc_values("requests_total", ("2026-07-28",))
+    with pytest.raises(ValueError):
+        by_values.observe_values("latency_seconds", ("2026-07-28", "extra"), 1.0)
+
+
 def test_outcomes_and_era_typical_failures() -> None:
     assert managed.outcome_of({"id": 1, "result": {"resultType": "complete"}}) == "ok"
     assert managed.outcome_of({"id": 1, "result": {"resultType": "input_required"}}) == "input_required"

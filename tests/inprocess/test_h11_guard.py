@@ -105,3 +105,20 @@ async def test_header_values_lose_surrounding_whitespace_on_both_parsers(base: t
         answer = await read_all(reader)
         assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"'add'"), answer
         writer.close()
+
+
+async def test_each_response_moves_the_deadline_on_a_busy_keep_alive_connection(base: type) -> None:
+    """One timer per connection, re-armed lazily: requests spaced well inside the deadline keep the connection
+    past several deadlines counted from its opening; once idle, it is closed."""
+    deadline, gap = 2.0, 0.5  # a request every quarter deadline: only a 1.5 s stall could fail this
+    app = Starlette(routes=[Route("/", ok)])
+    async with live_uvicorn.serving(app, header_timeout_protocol(deadline, base)) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(int(2 * deadline / gap) + 1):  # spans two whole deadlines of the first arming
+            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            async with asyncio.timeout(10):
+                answer = await reader.readuntil(b"ok")
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            await asyncio.sleep(gap)
+        assert await read_all(reader) == b""  # idle now: closed at the deadline (read_all gives up after 10 s)
+        writer.close()
