@@ -36,6 +36,8 @@ from mcp_eras.bridge.jsonrpc import FrameError
 log = logging.getLogger("mcp_bridge.http")
 
 _REFUSED_NAMES = frozenset({"transfer-encoding", "expect", "upgrade"})
+SCREENED_MAX = 256
+"""Distinct (Host, Origin, Content-Type) verdicts remembered per endpoint (forgotten all at once past this)."""
 
 
 class FastPost:
@@ -46,6 +48,8 @@ class FastPost:
         self.path = path
         self.raw_path = path.encode("ascii")
         self.policy = guard.GuardPolicy.from_settings(front.settings, lambda p: p == path)
+        self._screened: dict[tuple[str | None, str | None, str | None], bool] = {}
+        """(Host, Origin, Content-Type) -> whether the guard lets such a POST through (``accepts``)."""
 
     def accepts(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
         """The request head's header index when this request takes the shortcut, else None."""
@@ -61,9 +65,16 @@ class FastPost:
         declared = index.get("content-length", "")
         if not declared.isdigit() or int(declared) > self.policy.max_body_bytes:
             return None
-        if guard.screen("POST", self.path, index, self.policy) is not None:
-            return None  # the guard's refusal is answered by the app, as always
-        return index
+        # The guard's verdict on a POST to this path with a body within the cap depends on these three fields
+        # alone; clients repeat them on every request, so each distinct triple is screened once.
+        fields = (index.get("host"), index.get("origin"), index.get("content-type"))
+        passed = self._screened.get(fields)
+        if passed is None:
+            passed = guard.screen("POST", self.path, index, self.policy) is None
+            if len(self._screened) >= SCREENED_MAX:
+                self._screened.clear()
+            self._screened[fields] = passed
+        return index if passed else None  # a refusal is answered by the app, as always
 
     async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
         """Answer the request whose body ``cycle`` holds (``index``: its headers), as the endpoint would."""

@@ -51,6 +51,8 @@ def client_capabilities_to_legacy(caps: dict[str, Any] | None) -> dict[str, Any]
 
 def capabilities_key(caps: dict[str, Any] | None) -> str:
     """A canonical string for pooling: sessions differ exactly when the legacy caps differ."""
+    if not caps:
+        return "{}"  # what the mapping of no capabilities gives, without making it (most callers declare none)
     return orjson.dumps(client_capabilities_to_legacy(caps), option=orjson.OPT_SORT_KEYS).decode()
 
 

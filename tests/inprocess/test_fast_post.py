@@ -201,3 +201,29 @@ async def test_2025_sessions_on_the_shortcut_answer_as_on_the_asgi_path() -> Non
     assert quick[3][1]["content-type"].startswith("text/event-stream")  # tools/call answers on SSE (may ask the client)
     for n, (a, b) in enumerate(zip(slow, quick, strict=True)):
         assert a == b, n
+
+
+async def test_the_guard_verdict_is_remembered_per_header_triple_and_bounded() -> None:
+    """``accepts`` screens each distinct (Host, Origin, Content-Type) once: a refused triple stays refused (the
+    app answers it, as always), an allowed one keeps taking the shortcut, and the memory is bounded."""
+    refused = [({"Origin": "http://evil.example"}, 403), ({"Host": "evil.example"}, 421),
+               ({"Content-Type": "text/plain"}, 415)]
+    async with serving(FakeUpstream(), True) as (port, shortcut):
+        assert shortcut is not None
+        for headers, status in [*refused, *refused]:  # twice each: the second answer comes from the memory
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request(call("echo")[0], {**call("echo")[1], **headers}))
+            assert (await answer(reader))[0] == status, headers
+            writer.close()
+        assert shortcut.served == 0
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for rid in (1, 2):
+            writer.write(request(*call("echo", rid)))
+            assert (await answer(reader))[0] == 200
+        writer.close()
+        assert shortcut.served == 2
+        for n in range(fast_post.SCREENED_MAX + 10):  # many distinct allowed Host values: memory stays bounded
+            head = [(b"host", b"127.0.0.1:%d" % n), (b"content-type", b"application/json"), (b"content-length", b"2"),
+                    (b"mcp-protocol-version", MODERN.encode())]
+            assert shortcut.accepts(b"POST", b"/mcp", head) is not None
+        assert len(shortcut._screened) <= fast_post.SCREENED_MAX  # noqa: SLF001
