@@ -63,10 +63,15 @@ class SessionIdentity:
     log_level: str | None = None
     server_capabilities: dict[str, Any] = field(default_factory=dict)
     """The capabilities the bridge advertised to this client (legacy shape)."""
+    modern_cache: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    """``modern_capabilities``, mapped once (derived: not in the JSON)."""
 
     @property
     def modern_capabilities(self) -> dict[str, Any]:
-        return map_client_capabilities(self.client_capabilities)
+        """The session's capabilities in the 2026 shape (one object for all its requests, never changed)."""
+        if self.modern_cache is None:
+            self.modern_cache = map_client_capabilities(self.client_capabilities)
+        return self.modern_cache
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol_version": self.protocol_version, "client_capabilities": self.client_capabilities,

@@ -146,6 +146,8 @@ def accepted_url_elicitations(round_inputs: list[PendingInput], responses: dict[
 
 def finished_url_elicitations(accepted: dict[str, str], response: Message) -> list[tuple[str, str]]:
     """Accepted URL elicitations the upstream no longer asks for after a retry (all of them once it stops asking)."""
+    if not accepted:
+        return []
     still: set[str] = set()
     if lf.result_type(response) == "input_required":
         requests = response["result"].get("inputRequests")

@@ -131,7 +131,11 @@ def begin(state: SessionState, rid: RequestId) -> str:
 
 def start_request(state: SessionState, rid: RequestId) -> str | None:
     """Claim the id and mark the request in flight: its key, or None when the id was used before."""
-    return begin(state, rid) if claim_id(state, rid) else None
+    if not claim_id(state, rid):
+        return None
+    key = state.recent_ids[-1]  # the key claim_id just remembered
+    state.inflight.append(key)
+    return key
 
 
 def finish(state: SessionState, rid: RequestId) -> None:
