@@ -9,6 +9,7 @@ GET stream has one consumer at a time (a newer GET takes it over).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -37,14 +38,33 @@ class EventStream:
         self.consumers = 0
         self.owner: object | None = None
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
-        self._changed = asyncio.Event()
+        self._waiters: list[asyncio.Future[bool]] = []
+        """Consumers waiting for a change (a push, the close, a take-over): one future each, no task."""
         self.on_push: Callable[[int, Message], None] | None = None
         """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.store.sessions``
         keeps a session's GET-stream events in the shared store for replay on another instance)."""
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(True)
+
+    async def changed(self, timeout: float | None = None) -> bool:
+        """Until the next change (True), or ``timeout`` seconds without one (False). A future and a timer
+        handle: ``asyncio.wait_for`` would wrap the wait in a task of its own on every wait."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
+        try:
+            return await waiter
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if waiter.cancelled() or not waiter.done() or not waiter.result():
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)  # timed out or cancelled: not left for the next push
 
     def push(self, msg: Message) -> None:
         if self.closed:
@@ -70,7 +90,7 @@ class EventStream:
     async def wait_started(self) -> None:
         """Until the first event is pushed or the stream closes."""
         while not self.events and not self.closed:
-            await self._changed.wait()
+            await self.changed()
 
     def take_over(self) -> object:
         token = object()
@@ -78,24 +98,41 @@ class EventStream:
         self._wake()
         return token
 
-    async def iterate(self, after: int, keepalive: float, token: object | None = None
-                      ) -> AsyncIterator[tuple[int, Message] | None]:
-        """Events with seq > ``after``; ``None`` after ``keepalive`` seconds of silence; ends when closed and drained
-        (or, for an exclusive consumer holding ``token``, when a newer consumer took the stream over)."""
+    def ended(self, token: object | None) -> bool:
+        """Nothing more will follow what was already taken: closed, or (exclusive) taken over."""
+        return self.closed or (token is not None and self.owner is not token)
+
+    async def batches(self, after: int, keepalive: float, token: object | None = None
+                      ) -> AsyncIterator[list[tuple[int, Message]] | None]:
+        """Every event with seq > ``after`` that is there, in one list per wake-up; ``None`` after ``keepalive``
+        seconds of silence; ends when closed and drained (or, for an exclusive consumer holding ``token``, when
+        a newer consumer took the stream over). After a batch, ``ended(token)`` tells whether it was the last."""
         cursor = after
         while True:
             if token is not None and self.owner is not token:
                 return
-            changed = self._changed
-            pending = [(s, m) for (s, _t, m) in self.events if s > cursor]
-            for s, m in pending:
-                cursor = s
-                yield (s, m)
-            if pending:
+            events = self.events
+            if events and events[-1][0] > cursor:
+                batch = [(s, m) for (s, _t, m) in events if s > cursor]
+                cursor = batch[-1][0]
+                yield batch
                 continue
             if self.closed:
                 return
-            try:
-                await asyncio.wait_for(changed.wait(), keepalive)
-            except TimeoutError:
+            if not await self.changed(keepalive):
                 yield None
+
+    async def iterate(self, after: int, keepalive: float, token: object | None = None
+                      ) -> AsyncIterator[tuple[int, Message] | None]:
+        """Events with seq > ``after`` one by one (``batches``, flattened)."""
+        async for batch in self.batches(after, keepalive, token):
+            if batch is None:
+                yield None
+                continue
+            for item in batch:
+                yield item
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)

@@ -42,6 +42,13 @@ SSE_RETRY_MS = 1000
 (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 6)."""
 
 
+PRIME_HOLD = 0.02
+"""Seconds a primed POST stream holds its priming event for the call's first message, so a call answered that
+fast goes out as one write (head, priming, answer, end) instead of two. The priming still precedes every
+message, and any call that takes longer gets it after this hold (2025-11-25 basic/transports.mdx §Sending
+Messages to the Server item 6: the id that lets a dropped client resume)."""
+
+
 SWEEP_MIN = 64
 """Streams a session holds before ``new_stream`` first sweeps the expired ones."""
 
@@ -137,12 +144,14 @@ class LegacyHttpFront:
                     self._drop(slot)
                     await slot.close()
 
-    def _lookup(self, request: Request, rid: RequestId | None) -> HttpSessionSlot | Response:
-        sid = request.headers.get("mcp-session-id")
+    def _lookup(self, request: Request, rid: RequestId | None, ctx: CallContext | None = None) -> HttpSessionSlot | Response:
+        headers = request.headers
+        sid = headers.get("mcp-session-id")
         slot = self.sessions.get(sid) if sid else None
         state = slot.session.state if slot is not None and slot.session is not None else None
-        refusal = ls.admit_http(state, has_session_header=bool(sid), principal=call_context(request, LEGACY).principal,
-                                protocol_version=request.headers.get("mcp-protocol-version"), now=time.monotonic())
+        principal = (ctx or call_context(request, LEGACY)).principal
+        refusal = ls.admit_http(state, has_session_header=bool(sid), principal=principal,
+                                protocol_version=headers.get("mcp-protocol-version"), now=time.monotonic())
         if refusal is None:
             assert slot is not None
             return slot
@@ -153,10 +162,12 @@ class LegacyHttpFront:
     # --- POST --------------------------------------------------------------------------------------
 
     async def handle_post(self, request: Request, msg: Message) -> Response:
-        rid = msg.get("id") if jsonrpc.is_request(msg) else None
-        if jsonrpc.is_request(msg) and msg.get("method") == "initialize":
+        is_request = jsonrpc.is_request(msg)
+        rid = msg.get("id") if is_request else None
+        if is_request and msg.get("method") == "initialize":
             return await self._initialize(request, msg)
-        found = self._lookup(request, rid)
+        ctx = call_context(request, LEGACY)
+        found = self._lookup(request, rid, ctx)
         if isinstance(found, Response):
             return found
         slot = found
@@ -173,7 +184,7 @@ class LegacyHttpFront:
         async def send(out: Message) -> None:
             stream.push(out)
 
-        task = session.begin(msg, send, call_context(request, LEGACY))
+        task = session.begin(msg, send, ctx)
         if task is None:
             slot.streams.pop(stream.key, None)
             return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
@@ -206,17 +217,28 @@ class LegacyHttpFront:
         """``slot``: this is the session's GET stream; its listen follows whether any GET streams it."""
         keepalive = self.settings.sse_keepalive
         token = stream.take_over() if exclusive else None
+        key = stream.key
 
         async def body() -> AsyncIterator[bytes]:
+            # Everything the stream holds goes out as one chunk; the chunk after which the stream has ended
+            # is marked final, so the HTTP shortcut ends the response in the same write.
             stream.consumers += 1
             try:
+                lead = b""
                 if prime:
-                    yield sse_priming(f"{stream.key}.{after}", SSE_RETRY_MS)
-                async for item in stream.iterate(after, keepalive, token):
-                    if item is None:
+                    lead = sse_priming(f"{key}.{after}", SSE_RETRY_MS)
+                    if not stream.events and not stream.closed:
+                        await stream.changed(PRIME_HOLD)
+                    if not stream.events:
+                        yield lead
+                        lead = b""
+                async for batch in stream.batches(after, keepalive, token):
+                    if batch is None:
                         yield KEEPALIVE
-                    else:
-                        yield sse_event(item[1], f"{stream.key}.{item[0]}")
+                        continue
+                    response.final = stream.ended(token)
+                    yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
+                    lead = b""
             finally:
                 stream.consumers -= 1
                 if slot is not None:
@@ -224,7 +246,8 @@ class LegacyHttpFront:
                     if slot.get_attached == 0:
                         self._linger(slot)
 
-        return SSEResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
+        response = SSEResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
+        return response
 
     async def _initialize(self, request: Request, msg: Message) -> Response:
         ctx = call_context(request, LEGACY)

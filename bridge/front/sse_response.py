@@ -7,25 +7,56 @@ the client). Under ``h11_guard``'s protocol the connection reports its loss by c
 (``h11_guard.disconnect_watcher``): the stream is sent from the request's own task, and a lost client
 cancels just that send loop (``Task.uncancel`` tells it from any other cancellation, which still
 propagates). Anywhere else (another server, a test client) it is Starlette's response unchanged.
+
+The MCP endpoint's shortcut (``fast_post.write_stream``) sends the same chunks without ASGI messages; a body
+that knows its last chunk says so (``final``) so that chunk and the stream's end go out together.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
+from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
+from mcp_eras.bridge.sse import SSE_HEADERS
+
+Watch = Callable[[Callable[[], None]], Callable[[], None]]
+
+_SSE_RAW_HEADERS = StreamingResponse(iter(()), media_type="text/event-stream", headers=SSE_HEADERS).raw_headers
+"""What Starlette makes of the usual SSE head, built once (the same list, copied per response)."""
 
 
 class SSEResponse(StreamingResponse):
+    final = False
+    """Set by a body that knows it: the chunk it yields now is its last (read by ``fast_post.write_stream``)."""
+
+    def __init__(self, content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None,
+                 media_type: str | None = None, background: BackgroundTask | None = None) -> None:
+        if status_code == 200 and media_type == "text/event-stream" and background is None and headers == SSE_HEADERS:
+            self.body_iterator = content
+            self.status_code = status_code
+            self.media_type = media_type
+            self.background = None
+            self.raw_headers = list(_SSE_RAW_HEADERS)
+            return
+        super().__init__(content, status_code, headers, media_type, background)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         watch = disconnect_watcher(receive) if scope["type"] == "http" and self.background is None else None
-        task = asyncio.current_task()
-        if watch is None or task is None:
+        if watch is None or asyncio.current_task() is None:
             await super().__call__(scope, receive, send)
             return
+        await self.watched(watch, self.stream_response(send))
+
+    async def watched(self, watch: Watch, sending: Awaitable[None]) -> None:
+        """Run ``sending`` (this response's send loop) in the current task, ended early if the client goes away."""
+        task = asyncio.current_task()
+        assert task is not None
         lost = False
 
         def on_lost() -> None:
@@ -36,7 +67,7 @@ class SSEResponse(StreamingResponse):
 
         unwatch = watch(on_lost)
         try:
-            await self.stream_response(send)
+            await sending
         except asyncio.CancelledError:
             if not lost or task.uncancel() > 0:
                 raise  # not (only) the client going away: shutdown, a caller's deadline

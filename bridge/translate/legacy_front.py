@@ -63,10 +63,15 @@ class SessionIdentity:
     log_level: str | None = None
     server_capabilities: dict[str, Any] = field(default_factory=dict)
     """The capabilities the bridge advertised to this client (legacy shape)."""
+    modern_cache: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    """``modern_capabilities``, mapped once (derived: not in the JSON)."""
 
     @property
     def modern_capabilities(self) -> dict[str, Any]:
-        return map_client_capabilities(self.client_capabilities)
+        """The session's capabilities in the 2026 shape (one object for all its requests, never changed)."""
+        if self.modern_cache is None:
+            self.modern_cache = map_client_capabilities(self.client_capabilities)
+        return self.modern_cache
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol_version": self.protocol_version, "client_capabilities": self.client_capabilities,
@@ -111,16 +116,17 @@ def parse_initialize(params: Any) -> SessionIdentity:
 
 
 def map_client_capabilities(caps: dict[str, Any]) -> dict[str, Any]:
-    """2025 ``initialize.capabilities`` -> 2026 per-request ``clientCapabilities``."""
+    """2025 ``initialize.capabilities`` -> 2026 per-request ``clientCapabilities`` (a new object; the values it
+    keeps are the session's own, shared, never changed here or downstream: see ``to_canonical_request``)."""
     out: dict[str, Any] = {}
     if isinstance(caps.get("experimental"), dict):
-        out["experimental"] = copy.deepcopy(caps["experimental"])
+        out["experimental"] = caps["experimental"]
     if "roots" in caps and caps["roots"] is not None:
         out["roots"] = {}  # 2026 roots capability has no listChanged
     for key in ("sampling", "elicitation"):
         value = caps.get(key)
         if isinstance(value, dict):
-            out[key] = copy.deepcopy(value)
+            out[key] = value
     # tasks (client-hosted) cannot be expressed in 2026; unknown keys have no 2026 meaning.
     return out
 
@@ -204,7 +210,7 @@ def request_meta(identity: SessionIdentity, original: dict[str, Any] | None = No
         meta.update({k: v for k, v in original.items() if k != META_RELATED_TASK})
     meta[META_PROTOCOL_VERSION] = MODERN
     meta[META_CLIENT_CAPABILITIES] = identity.modern_capabilities
-    meta[META_CLIENT_INFO] = copy.deepcopy(identity.client_info)
+    meta[META_CLIENT_INFO] = identity.client_info
     if identity.log_level is not None:
         meta[META_LOG_LEVEL] = identity.log_level
     else:
@@ -213,7 +219,12 @@ def request_meta(identity: SessionIdentity, original: dict[str, Any] | None = No
 
 
 def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
-    """A legacy client request as the canonical 2026 request (same id; ``_meta`` stamped from the session)."""
+    """A legacy client request as the canonical 2026 request (same id; ``_meta`` stamped from the session).
+
+    New objects down to ``params._meta``; below that, values are shared with ``msg`` and the session (no copy per
+    call). Neither is changed here, and every later step copies the level it changes (copy on write: the
+    upstream layers' ``{**request, "params": ...}``), so sharing is safe; tests/unit/test_legacy_front_translate.py
+    pins it."""
     params = msg.get("params")
     new_params: dict[str, Any] = dict(params) if isinstance(params, dict) else {}
     new_params["_meta"] = request_meta(identity, new_params.get("_meta"))

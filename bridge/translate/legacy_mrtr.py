@@ -31,7 +31,6 @@ Rules, each with its section:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -96,7 +95,7 @@ def input_round(
                 {"inputRequest": req},
             )
         method = req["method"]
-        params = copy.deepcopy(req["params"]) if isinstance(req.get("params"), dict) else None
+        params = dict(req["params"]) if isinstance(req.get("params"), dict) else None  # only a top-level key is added
         elicitation_id = None
         if method == "elicitation/create" and params is not None and params.get("mode") == "url":
             elicitation_id = mint_elicitation_id()
@@ -147,6 +146,8 @@ def accepted_url_elicitations(round_inputs: list[PendingInput], responses: dict[
 
 def finished_url_elicitations(accepted: dict[str, str], response: Message) -> list[tuple[str, str]]:
     """Accepted URL elicitations the upstream no longer asks for after a retry (all of them once it stops asking)."""
+    if not accepted:
+        return []
     still: set[str] = set()
     if lf.result_type(response) == "input_required":
         requests = response["result"].get("inputRequests")
@@ -231,9 +232,11 @@ Step = Ask | Retry | Finish
 
 
 def start(msg: Message, canonical: Message, max_rounds: int) -> RoundsState:
+    """The rounds of one request. ``msg`` and ``canonical`` are kept, not copied: nothing changes them in place
+    (this module builds every retry anew from ``canonical``; ``legacy_params`` is only read, to word errors)."""
     params = msg.get("params")
     return RoundsState(method=msg["method"], legacy_id=msg["id"], canonical=canonical,
-                       legacy_params=copy.deepcopy(params) if isinstance(params, dict) else None, max_rounds=max_rounds)
+                       legacy_params=params if isinstance(params, dict) else None, max_rounds=max_rounds)
 
 
 def _completions(state: RoundsState, response: Message) -> list[Message]:

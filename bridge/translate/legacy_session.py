@@ -61,6 +61,8 @@ class SessionState:
     """MRTR rounds one request may take (``legacy_mrtr``)."""
     streaming: bool = False
     """The client can receive unsolicited messages now: a GET stream is connected (HTTP), or always (stdio)."""
+    recent_index: set[str] | None = field(default=None, init=False, repr=False, compare=False)
+    """``recent_ids`` as a set for the reuse check (derived: not in the JSON, rebuilt on first use)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,11 +111,15 @@ def reap_interval(idle_timeout: float) -> float:
 def claim_id(state: SessionState, rid: RequestId) -> bool:
     """False when the client reuses a request id within the session (2025-11-25 basic/index.mdx §Requests)."""
     key = id_key(rid)
-    if key in state.inflight or key in state.recent_ids:
+    recent = state.recent_index
+    if recent is None:
+        recent = state.recent_index = set(state.recent_ids)
+    if key in recent or key in state.inflight:
         return False
     state.recent_ids.append(key)
+    recent.add(key)
     if len(state.recent_ids) > ID_MEMORY:
-        del state.recent_ids[0]
+        recent.discard(state.recent_ids.pop(0))
     return True
 
 
@@ -125,7 +131,11 @@ def begin(state: SessionState, rid: RequestId) -> str:
 
 def start_request(state: SessionState, rid: RequestId) -> str | None:
     """Claim the id and mark the request in flight: its key, or None when the id was used before."""
-    return begin(state, rid) if claim_id(state, rid) else None
+    if not claim_id(state, rid):
+        return None
+    key = state.recent_ids[-1]  # the key claim_id just remembered
+    state.inflight.append(key)
+    return key
 
 
 def finish(state: SessionState, rid: RequestId) -> None:

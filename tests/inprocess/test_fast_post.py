@@ -16,7 +16,7 @@ import pytest
 from fakes import FakeUpstream
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.front import fast_post, h11_guard
+from mcp_eras.bridge.front import fast_post, h11_guard, legacy_http
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
 
@@ -30,10 +30,29 @@ class Counting(fast_post.FastPost):
     def __init__(self, front: Any, path: str) -> None:
         super().__init__(front, path)
         self.served = 0
+        self.writes: list[list[bytes]] = []
+        """Per request served: each ``transport.write`` of its answer."""
 
     async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
         self.served += 1
+        cycle.transport = WriteSpy(cycle.transport, [])
+        self.writes.append(cycle.transport.writes)
         await super().serve(cycle, index, watch)
+
+
+class WriteSpy:
+    """A transport that records what is written through it."""
+
+    def __init__(self, transport: Any, writes: list[bytes]) -> None:
+        self._transport = transport
+        self.writes = writes
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        self._transport.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 @contextlib.asynccontextmanager
@@ -227,3 +246,86 @@ async def test_the_guard_verdict_is_remembered_per_header_triple_and_bounded() -
                     (b"mcp-protocol-version", MODERN.encode())]
             assert shortcut.accepts(b"POST", b"/mcp", head) is not None
         assert len(shortcut._screened) <= fast_post.SCREENED_MAX  # noqa: SLF001
+
+
+async def sse_events(reader: asyncio.StreamReader, until: str) -> list[str]:
+    """A chunked SSE body's events (as text) up to and including the first that contains ``until``."""
+    events, buffer = [], b""
+    async with asyncio.timeout(30):
+        while not events or until not in events[-1]:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            assert size, "the stream ended early"
+            buffer += await reader.readexactly(size)
+            await reader.readexactly(2)
+            *done, buffer = buffer.split(b"\n\n")
+            events += [e.decode() for e in done]
+    return events
+
+
+async def open_2025_session(port: int, caps: dict[str, Any]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, str]:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}}}
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(legacy_post(init, None, None))
+    _, headers, _ = await answer(reader)
+    return reader, writer, headers["mcp-session-id"]
+
+
+async def test_a_2025_call_answered_at_once_is_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(legacy_http, "PRIME_HOLD", 30.0)  # longer than the test could take: the count is exact
+    async with serving(fakes.ListeningUpstream(), True, legacy=True) as (port, shortcut):
+        reader, writer, sid = await open_2025_session(port, {})
+        call_echo = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}
+        writer.write(legacy_post(call_echo, sid))
+        status, headers, body = await answer(reader)
+        writer.close()
+    assert shortcut is not None
+    assert status == 200 and headers["content-type"].startswith("text/event-stream")
+    priming, event = body.decode().strip().split("\n\n")
+    assert priming.startswith("retry: ") and priming.endswith("\ndata: ")
+    assert orjson.loads(event.split("data: ", 1)[1])["result"]["content"] == [{"type": "text", "text": "x"}]
+    [write] = shortcut.writes[-1]  # head, priming, the answer and the stream's end together
+    assert write.startswith(b"HTTP/1.1 200 OK\r\n") and write.endswith(b"\r\n0\r\n\r\n")
+
+
+async def test_a_2025_call_that_asks_the_client_streams_on_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(legacy_http, "PRIME_HOLD", 30.0)  # the question ends the hold, whatever the machine's speed
+    async with serving(fakes.ListeningUpstream(), True, legacy=True) as (port, shortcut):
+        reader, writer, sid = await open_2025_session(port, {"elicitation": {}})
+        ask = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
+        writer.write(legacy_post(ask, sid))
+        async with asyncio.timeout(30):
+            head = await reader.readuntil(b"\r\n\r\n")
+        assert b"text/event-stream" in head and b"transfer-encoding: chunked" in head
+        events = await sse_events(reader, "elicitation/create")  # the question comes while the call waits
+        assert events[0].startswith("retry: ")
+        question = orjson.loads(events[-1].split("data: ", 1)[1])
+        other_reader, other_writer = await asyncio.open_connection("127.0.0.1", port)
+        reply = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
+        other_writer.write(legacy_post(reply, sid))
+        assert (await answer(other_reader))[0] == 202
+        final = await sse_events(reader, '"result"')
+        assert orjson.loads(final[-1].split("data: ", 1)[1])["result"]["content"] == [{"type": "text", "text": "Ada"}]
+        async with asyncio.timeout(30):
+            assert await reader.readexactly(5) == b"0\r\n\r\n"  # then the stream ends
+        writer.close()
+        other_writer.close()
+    assert shortcut is not None and len(shortcut.writes[1]) == 2  # question (with head and priming), then answer + end
+
+
+async def test_a_slow_2025_call_is_primed_before_it_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(legacy_http, "PRIME_HOLD", 0.0)
+    upstream = fakes.ListeningUpstream()
+    async with serving(upstream, True, legacy=True) as (port, shortcut):
+        reader, writer, sid = await open_2025_session(port, {})
+        slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}
+        writer.write(legacy_post(slow, sid))
+        async with asyncio.timeout(30):
+            await reader.readuntil(b"\r\n\r\n")
+        [priming] = await sse_events(reader, "retry: ")  # while the upstream still holds the call
+        assert priming.endswith("\ndata: ")
+        upstream.release.set()
+        final = await sse_events(reader, '"result"')
+        assert orjson.loads(final[-1].split("data: ", 1)[1])["result"]["content"] == [{"type": "text", "text": "slow"}]
+        writer.close()
+    assert shortcut is not None

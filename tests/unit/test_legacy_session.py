@@ -6,6 +6,7 @@ canonical request toward the upstream against the 2026-07-28 schema.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any
@@ -14,8 +15,12 @@ import pytest
 
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.eras import META_LOG_LEVEL
+from mcp_eras.bridge.fleet import managed
 from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import legacy_mrtr as mrtr
 from mcp_eras.bridge.translate import legacy_session as ls
+from mcp_eras.bridge.translate import mirror_headers, modern_upstream
+from mcp_eras.bridge.translate import tasks_legacy_front as tlf
 
 import spec
 
@@ -318,3 +323,55 @@ def test_a_roots_change_is_passed_on_only_after_initialized_and_only_from_a_clie
     assert ls.on_notification(state, change) == ls.RootsChanged()
     state.identity.client_capabilities = {k: v for k, v in CAPS.items() if k != "roots"}
     assert ls.on_notification(state, change) is None  # it never declared roots
+
+
+def test_reused_ids_are_refused_after_a_json_round_trip() -> None:
+    state = session()
+    assert ls.claim_id(state, 1)
+    data = json.loads(json.dumps(state.to_json()))
+    assert "recent_index" not in data  # derived from recent_ids, never stored
+    restored = ls.SessionState.from_json(data)
+    assert restored == state
+    assert not ls.claim_id(restored, 1) and ls.claim_id(restored, 2)
+    for i in range(ls.ID_MEMORY + 2):
+        ls.claim_id(restored, f"n{i}")
+    assert restored.recent_index == set(restored.recent_ids) and len(restored.recent_ids) == ls.ID_MEMORY
+
+
+def test_forwarded_requests_alias_nothing_that_is_changed() -> None:
+    """The canonical request and the rounds keep the client's message and the session's identity by reference
+    (no copy per call): neither the machine nor any step the request takes upstream changes them in place."""
+    state = session()
+    msg = jsonrpc.request(7, "tools/call", {"name": "t", "arguments": {"deep": {"list": [1, {"x": 2}]}},
+                                            "task": {"ttl": 5}, "_meta": {"progressToken": "p", "traceparent": "00-a"}})
+    msg_before, state_before = copy.deepcopy(msg), copy.deepcopy(state.to_json())
+    forward = ls.on_request(state, msg)
+    assert isinstance(forward, ls.Forward)
+    canonical = forward.canonical
+    canonical_before = copy.deepcopy(canonical)
+    # every step a canonical request of the 2025 front takes on its way upstream
+    tlf.modern_call(canonical)
+    tlf.without_task_request(canonical)
+    tlf.upstream_request(canonical, "tasks/get", {"taskId": "t"})
+    modern_upstream.prepare_wire(canonical, 5)
+    managed.with_trace_meta(canonical, {"traceparent": "00-b", "tracestate": "x=1"})
+    mirror_headers.routing_headers(canonical)
+    url = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://a.example"}}
+    upstream_answer = jsonrpc.result_response(7, {"resultType": "input_required", "requestState": "s",
+                                                  "inputRequests": {"k": url}})
+    answer_before = copy.deepcopy(upstream_answer)
+    step = mrtr.on_upstream(forward.rounds, upstream_answer, {"elicitation": {"url": {}}}, lambda: "q1", lambda: "e1")
+    assert isinstance(step, mrtr.Ask) and step.questions[0].request["params"]["elicitationId"] == "e1"
+    retry = mrtr.on_answers(forward.rounds, {"k": jsonrpc.result_response("q1", {"action": "accept"})})
+    assert isinstance(retry, mrtr.Retry)
+    retry.request["params"]["extra"] = True  # a retry's params are its own
+    done = mrtr.on_upstream(forward.rounds, jsonrpc.result_response(7, {"content": []}), {}, lambda: "q2", lambda: "e2")
+    assert isinstance(done, mrtr.Finish)
+    assert upstream_answer == answer_before and "elicitationId" not in url["params"]
+    assert canonical == canonical_before and msg == msg_before and state.to_json() == state_before
+    # the forwarded request's own levels (params, _meta) are new objects: changing them reaches nothing else
+    canonical["params"]["_meta"].clear()
+    canonical["params"]["name"] = "other"
+    again = ls.on_request(state, msg)
+    assert isinstance(again, ls.Forward) and again.canonical == canonical_before
+    assert msg == msg_before and state.to_json() == state_before
