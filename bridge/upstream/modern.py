@@ -32,7 +32,7 @@ from mcp_eras.bridge.eras import (
     MODERN,
 )
 from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.sse import iter_sse, sse_lines
+from mcp_eras.bridge.sse import sse_events
 from mcp_eras.bridge.translate import errors, mirror_headers
 from mcp_eras.bridge.translate import modern_upstream as mu
 from mcp_eras.bridge.upstream import lean_http
@@ -97,6 +97,9 @@ class ModernHttpUpstream(Upstream):
         self._tools_loaded = False
         self._tools_lock = asyncio.Lock()
         self.calls = 0
+        # httpx timeouts of a call with a deadline, and of a listen (none: it lasts as long as its subscription)
+        self._http_timeouts = (httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+                               httpx.Timeout(None, connect=settings.connect_timeout))
 
     async def start(self) -> None:
         if self._client is None:
@@ -217,7 +220,7 @@ class ModernHttpUpstream(Upstream):
         assert self._client is not None
         wire_id = wire["id"]
         headers = self._headers(wire, ctx)
-        http_timeout = httpx.Timeout(self.settings.request_timeout if timeout else None, connect=self.settings.connect_timeout)
+        http_timeout = self._http_timeouts[0 if timeout else 1]
         try:
             # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
             async with asyncio.timeout(timeout or None):
@@ -251,7 +254,7 @@ class ModernHttpUpstream(Upstream):
         return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
     async def _read_sse(self, resp: Any, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
-        async for event in iter_sse(sse_lines(resp.aiter_bytes())):
+        async for event in sse_events(resp.aiter_bytes()):
             if not event.data:
                 continue
             try:
