@@ -426,7 +426,7 @@ def post(client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str,
     """``client.stream("POST", ...)``, on the lean path when it applies (see the module docstring)."""
     pool = lean_pool(client)
     target = pool.target(url, client) if pool is not None else None
-    if pool is None or target is None or client.cookies:
+    if pool is None or target is None or client.cookies.jar._cookies:  # (a jar's own truth test walks every cookie)
         return client.stream("POST", url, content=content, headers=headers, timeout=timeout, extensions=extensions)
     idempotent = extensions is not None and extensions.get(IDEMPOTENT) is True
     return _Post(pool, target, client, url, target.request(headers, content), timeout, idempotent)

@@ -55,8 +55,10 @@ def parse_head(raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
             raise httpx.RemoteProtocolError("malformed header line from upstream")
         name = name.strip().lower()
         value = value.strip()
-        old = headers.get(name)
-        headers[name] = value if old is None else f"{old}, {value}"
+        if name in headers:
+            headers[name] += ", " + value
+        else:
+            headers[name] = value
         if name == "set-cookie":
             cookies.append(value)
     connection = headers.get("connection", "").lower()

@@ -186,18 +186,14 @@ class ModernHttpUpstream(Upstream):
         method = request.get("method")
         caller_id = request["id"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        # A listing of our own carries the caller's identity but none of its request-scoped keys.
-        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
-        list_meta = ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
-                     or mu.bridge_meta(self.settings.bridge_info()))
         if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(list_meta, ctx)
+                await self._refresh_tools(self._list_meta(params), ctx)
         resp = await self._call_once(request, ctx, emit)
         if method == "tools/call" and isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
             # Our tool schemas are stale: refresh, rebuild the headers from the body, retry once.
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(list_meta, ctx)
+                await self._refresh_tools(self._list_meta(params), ctx)
             resp = await self._call_once(request, ctx, emit)
             if isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
                 resp = jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
@@ -207,6 +203,12 @@ class ModernHttpUpstream(Upstream):
             if "cursor" not in params and not resp["result"].get("nextCursor"):
                 self._tools_loaded = True  # a complete listing went by: the schema cache is whole
         return resp
+
+    def _list_meta(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A listing of our own carries the caller's identity but none of its request-scoped keys."""
+        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
+        return ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
+                or mu.bridge_meta(self.settings.bridge_info()))
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         wire_id: RequestId = next(self._ids)
