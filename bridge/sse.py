@@ -6,6 +6,8 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import httpx
+
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.jsonrpc import Message
 
@@ -59,25 +61,115 @@ async def sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
 
 
 async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
-    event, data, eid, retry = "message", [], None, None
+    """Events from decoded lines (``sse_lines``, or text already split)."""
+    parser = SseParser()
     async for raw in lines:
-        line = raw.rstrip("\r")
-        if line == "":
-            if data or eid is not None:
-                yield SseEvent(event, "\n".join(data), eid, retry)
-            event, data, eid, retry = "message", [], None, None
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event = value
-        elif name == "id":
-            eid = value
-        elif name == "retry" and value.isdigit():
-            retry = int(value)
-    if data:
-        yield SseEvent(event, "\n".join(data), eid, retry)
+        event = parser.line(raw.rstrip("\r").encode())
+        if event is not None:
+            yield event
+    for event in parser.end():
+        yield event
+
+
+class EventTooLarge(httpx.RemoteProtocolError):
+    """An event stream line or event over ``SseParser.max_event`` bytes (the upstream's fault: the response is
+    abandoned like any other broken one)."""
+
+
+MAX_EVENT = 16 * 1024 * 1024
+"""Largest event (and line) of an upstream event stream: as large as one stdio frame (``--max-line-bytes``)."""
+
+
+class SseParser:
+    """An event stream parser over bytes (sans-I/O): ``feed`` body chunks, get the events they complete.
+
+    WHATWG HTML §9.2.6 (Interpreting an event stream): CRLF, LF or CR ends a line (a CR at a chunk's end is
+    held until the next byte shows whether an LF follows), a blank line dispatches, ``:`` starts a comment,
+    one space after the colon is dropped, ``retry`` takes digits only. As the line parser before it: an event
+    is dispatched when it has data or an id, and the data of an unterminated last event is kept at ``end``.
+    The hot path splits and dispatches bytes, and decodes each event's data once (not each line)."""
+
+    __slots__ = ("_pending", "_event", "_data", "_id", "_retry", "_size", "max_event")
+
+    def __init__(self, max_event: int = MAX_EVENT) -> None:
+        self.max_event = max_event
+        self._pending = b""
+        self._event: bytes | None = None
+        self._data: list[bytes] = []
+        self._id: bytes | None = None
+        self._retry: int | None = None
+        self._size = 0
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        data = self._pending + chunk if self._pending else chunk
+        held = False
+        if b"\r" in data:
+            held = data.endswith(b"\r")  # maybe the first half of a CRLF split across chunks
+            data = (data[:-1] if held else data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = data.split(b"\n")
+        pending = lines.pop()
+        if len(pending) > self.max_event:
+            raise EventTooLarge(f"upstream event stream line over {self.max_event} bytes")
+        self._pending = pending + b"\r" if held else pending
+        out = []
+        for line in lines:
+            if line:
+                self.line(line)
+            elif (event := self._blank()) is not None:
+                out.append(event)
+        return out
+
+    def line(self, line: bytes) -> SseEvent | None:
+        """One line without its end; returns the event a blank line dispatches."""
+        if not line:
+            return self._blank()
+        if line[0] == 0x3A:  # ":" a comment (keep-alive)
+            return None
+        name, _, value = line.partition(b":")
+        if value[:1] == b" ":
+            value = value[1:]
+        if name == b"data":
+            self._size += len(value) + 1
+            if self._size > self.max_event:
+                raise EventTooLarge(f"upstream event over {self.max_event} bytes")
+            self._data.append(value)
+        elif name == b"event":
+            self._event = value
+        elif name == b"id":
+            self._id = value
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)
+        return None
+
+    def end(self) -> list[SseEvent]:
+        """The stream ended: its unterminated last line, and the event it leaves with data, if any."""
+        pending, self._pending = self._pending, b""
+        if pending.endswith(b"\r"):
+            pending = pending[:-1]
+        if pending:
+            self.line(pending)
+        return [self._dispatch()] if self._data else []
+
+    def _blank(self) -> SseEvent | None:
+        if self._data or self._id is not None:
+            return self._dispatch()
+        self._event, self._retry = None, None
+        return None
+
+    def _dispatch(self) -> SseEvent:
+        data = self._data
+        text = (data[0] if len(data) == 1 else b"\n".join(data)).decode("utf-8", "replace")
+        event = SseEvent("message" if self._event is None else self._event.decode("utf-8", "replace"), text,
+                         None if self._id is None else self._id.decode("utf-8", "replace"), self._retry)
+        self._event, self._data, self._id, self._retry, self._size = None, [], None, None, 0
+        return event
+
+
+async def sse_events(chunks: AsyncIterator[bytes], max_event: int = MAX_EVENT) -> AsyncIterator[SseEvent]:
+    """The events of a response body, from its chunks (the HTTP upstreams' parser)."""
+    parser = SseParser(max_event)
+    async for chunk in chunks:
+        for event in parser.feed(chunk):
+            yield event
+    for event in parser.end():
+        yield event

@@ -1,34 +1,240 @@
-"""The hot POST of the HTTP upstreams as plain HTTP/1.1 on asyncio streams (no httpx/httpcore layers).
+"""The hot POST of the HTTP upstreams as plain HTTP/1.1 on an asyncio protocol (no httpx/httpcore layers).
 
 Measured with ``bench/profile_bridge.py``: once the pool walk was gone (``http_pool``), httpx's request
 building, auth/redirect/cookie layers and httpcore's h11 + anyio stream wrappers were still most of the
-bridge's CPU per relayed call on an HTTP upstream. JSON-RPC POSTs need none of that: one request
-line, a few headers, a body of known length; a response with Content-Length, chunked, or read to EOF.
+bridge's CPU per relayed call on an HTTP upstream; after them, ``httpx.Headers``, an ``asyncio.timeout``
+around every read and ``StreamReader`` waits. JSON-RPC POSTs need none of that: one request line, a few
+headers, a body of known length; a response with Content-Length, chunked, or read to EOF (RFC 9112 §6.3).
 
 ``post(client, ...)`` takes this path for ``http://`` URLs when the client is the upstream client of
 ``http_pool.upstream_client`` and no cookie is held; anything else (https, proxies, a cookie jar in
 use, a test's MockTransport) goes through ``client.stream`` as before. The response object offers what
-the upstreams read (``status_code``, ``headers``, ``aread``, ``aiter_bytes``) and failures raise the
-httpx exceptions the callers already handle. An idempotent request (``http_pool.IDEMPOTENT``) that
-meets a stale keep-alive connection is sent once more on a new one, as in ``http_pool``.
+the upstreams read (``status_code``, ``headers``, ``aread``, ``aiter_bytes``; ``headers`` is a dict of
+lower-cased names, repeated fields joined with ", " as httpx does) and failures raise httpx exceptions
+the callers already handle. An idempotent request (``http_pool.IDEMPOTENT``) that meets a stale
+keep-alive connection (closed or reset before a byte of an answer) is sent once more on a new one.
+
+Per request: the head is the target's prebuilt bytes (request line, Host, the client's default headers)
+plus the caller's fields and Content-Length; the connection (``_Conn``) buffers what the loop hands it
+and parses heads and bodies from that buffer, so a body that arrived with its head costs no further
+wait. Each wait for bytes has a deadline of the read timeout from its start (httpx's read timeout),
+enforced by one timer per connection that is re-armed only when it fires early.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from mcp_eras.bridge.upstream.http_pool import IDEMPOTENT, KeepAliveTransport
+from mcp_eras.bridge.upstream.lean_wire import (
+    MAX_BODY,
+    MAX_HEAD,
+    BodyTooLarge,
+    HeadTooLarge,
+    framing,
+    parse_head,
+)
 
-MAX_HEAD = 64 * 1024
-"""Largest response head accepted (status line + headers)."""
+__all__ = ["MAX_BODY", "MAX_HEAD", "BodyTooLarge", "HeadTooLarge", "LeanPool", "LeanResponse", "lean_pool", "post"]
 
-_Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+_HIGH_WATER = 256 * 1024
+"""Buffered bytes above which the connection stops reading until its reader asks for more."""
+
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding"})
+"""Caller header names this client sets itself."""
+
+
+class _Conn(asyncio.Protocol):
+    """One HTTP/1.1 connection: a byte buffer the loop fills, one waiter, one lazily re-armed read deadline."""
+
+    __slots__ = ("loop", "transport", "buf", "eof", "error", "got", "paused", "read_timeout", "_waiter", "_since",
+                 "_timer", "_due")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.eof = False
+        self.error: BaseException | None = None
+        self.got = False
+        """A byte arrived since the current request was written (a failure then is not a stale connection)."""
+        self.paused = False
+        self.read_timeout: float | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._since = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0
+
+    # --- protocol callbacks ---------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        self.got = True
+        if len(self.buf) > _HIGH_WATER and not self.paused and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool | None:
+        self.eof = True
+        self._wake()
+        return None  # the transport closes itself
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.eof = True
+        self.error = exc
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # --- reading --------------------------------------------------------------------------------
+
+    async def more(self) -> None:
+        """Wait until bytes arrive, the peer closes, or the read timeout passes (``httpx.ReadTimeout``)."""
+        if self.eof:
+            return
+        if self.paused and self.transport is not None:
+            self.paused = False
+            self.transport.resume_reading()
+        loop = self.loop
+        waiter = self._waiter = loop.create_future()
+        timeout = self.read_timeout
+        if timeout is not None:
+            self._since = now = loop.time()
+            if self._timer is None or self._due > now + timeout:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._due = now + timeout
+                self._timer = loop.call_at(self._due, self._expire)
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _expire(self) -> None:
+        self._timer = None
+        waiter, timeout = self._waiter, self.read_timeout
+        if waiter is None or waiter.done() or timeout is None:
+            return  # not waiting now: the next wait arms the timer again
+        due = self._since + timeout
+        if due - self.loop.time() > 0.001:  # this wait began after the timer was set: its own deadline is later
+            self._due = due
+            self._timer = self.loop.call_at(due, self._expire)
+            return
+        waiter.set_exception(httpx.ReadTimeout("upstream read timed out"))
+
+    def broken(self, what: str) -> httpx.HTTPError:
+        """The error for a connection that ended where more bytes were due."""
+        if self.error is not None:
+            return httpx.ReadError(str(self.error) or self.error.__class__.__name__)
+        return httpx.RemoteProtocolError(what)
+
+    async def head(self) -> tuple[int, bool, dict[str, str], list[str]]:
+        """The next final response head (1xx interim responses are skipped)."""
+        buf = self.buf
+        while True:
+            start = 0
+            while (end := buf.find(b"\r\n\r\n", start)) < 0:
+                if len(buf) > MAX_HEAD:
+                    raise HeadTooLarge(f"upstream response head over {MAX_HEAD} bytes")
+                if self.eof:
+                    raise self.broken("Server disconnected without sending a response." if not buf
+                                      else "upstream closed the connection mid-head")
+                start = max(0, len(buf) - 3)
+                await self.more()
+            if end > MAX_HEAD:
+                raise HeadTooLarge(f"upstream response head over {MAX_HEAD} bytes")
+            raw = bytes(buf[:end])
+            del buf[:end + 4]
+            status, keep_alive, headers, cookies = parse_head(raw)
+            if status >= 200:
+                return status, keep_alive, headers, cookies
+
+    # --- connection -----------------------------------------------------------------------------
+
+    def send(self, request: bytes, read_timeout: float | None) -> None:
+        self.got = False
+        transport = self.transport
+        if transport is None or transport.is_closing() or self.eof:
+            raise httpx.ReadError("connection closed")
+        self.read_timeout = read_timeout
+        transport.write(request)
+
+    def usable(self) -> bool:
+        """Idle and reusable: open, and nothing unread (a byte unasked for means the server is closing it)."""
+        return not self.eof and not self.buf and self.transport is not None and not self.transport.is_closing()
+
+    def close(self) -> None:
+        self.eof = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _Target:
+    """One URL's request head, prebuilt: the request line, Host and the client's default headers, per set of
+    caller header names (the caller's own fields replace defaults of the same name, case-insensitively)."""
+
+    __slots__ = ("key", "_line", "_defaults", "_prefixes")
+
+    def __init__(self, key: tuple[str, int], line: str, defaults: dict[str, str]) -> None:
+        self.key = key
+        self._line = line
+        self._defaults = defaults
+        self._prefixes: dict[tuple[str, ...], tuple[bytes, bool]] = {}
+
+    @classmethod
+    def of(cls, url: str, client: httpx.AsyncClient) -> _Target | None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            return None
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        defaults = {k.lower(): v for k, v in client.headers.items()}  # User-Agent, Accept...
+        defaults["accept-encoding"] = "identity"  # bodies are relayed as they come: no decoder on this path
+        for name in _FRAMING:
+            defaults.pop(name, None)
+        line = f"POST {path} HTTP/1.1\r\nhost: {parts.netloc.rpartition('@')[2]}\r\n"
+        return cls((parts.hostname, parts.port or 80), line, defaults)
+
+    def _prefix(self, names: tuple[str, ...]) -> tuple[bytes, bool]:
+        lowered = [name.lower() for name in names]
+        fold = len(set(lowered)) != len(lowered) or not _FRAMING.isdisjoint(lowered)
+        defaults = "".join(f"{k}: {v}\r\n" for k, v in self._defaults.items() if k not in lowered)
+        if len(self._prefixes) >= 256:
+            self._prefixes.clear()
+        entry = self._prefixes[names] = ((self._line + defaults).encode("latin-1"), fold)
+        return entry
+
+    def request(self, headers: dict[str, str], content: bytes) -> bytes:
+        prefix, fold = self._prefixes.get(tuple(headers)) or self._prefix(tuple(headers))
+        if fold:  # names repeated in another case, or framing fields: the last of each name, ours for framing
+            folded = {k.lower(): v for k, v in headers.items()}
+            headers = {k: v for k, v in folded.items() if k not in _FRAMING}
+        fields = "".join([f"{k}: {v}\r\n" for k, v in headers.items()])
+        if fields.count("\n") != len(headers) or fields.count("\r") != len(headers):
+            raise httpx.LocalProtocolError("a request header name or value holds a line break")
+        try:
+            encoded = fields.encode("latin-1")
+        except UnicodeEncodeError:
+            raise httpx.LocalProtocolError("a request header name or value is not Latin-1") from None
+        return b"".join((prefix, encoded, b"content-length: %d\r\n\r\n" % len(content), content))
 
 
 class LeanPool:
@@ -37,28 +243,40 @@ class LeanPool:
     def __init__(self, expiry: float | None, max_idle: int) -> None:
         self.expiry = expiry
         self.max_idle = max_idle
-        self.idle: dict[tuple[str, int], list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]]] = {}
+        self.idle: dict[tuple[str, int], list[tuple[_Conn, float]]] = {}
         self.retries = 0
+        self._targets: dict[str, _Target | None] = {}
+
+    def target(self, url: str, client: httpx.AsyncClient) -> _Target | None:
+        """The prebuilt target of ``url``; None when this path does not serve it (not plain http)."""
+        try:
+            return self._targets[url]
+        except KeyError:
+            pass
+        if len(self._targets) >= 64:
+            self._targets.clear()
+        target = self._targets[url] = _Target.of(url, client)
+        return target
 
     def take(self, key: tuple[str, int], now: float) -> _Conn | None:
         stack = self.idle.get(key)
         while stack:
-            reader, writer, since = stack.pop()
-            if (self.expiry is None or since >= now - self.expiry) and not reader.at_eof() and not writer.is_closing():
-                return reader, writer
-            writer.close()
+            conn, since = stack.pop()
+            if (self.expiry is None or since >= now - self.expiry) and conn.usable():
+                return conn
+            conn.close()
         return None
 
     def give(self, key: tuple[str, int], conn: _Conn, now: float) -> None:
         stack = self.idle.setdefault(key, [])
-        stack.append((*conn, now))
-        while stack and (len(stack) > self.max_idle or (self.expiry is not None and stack[0][2] < now - self.expiry)):
-            stack.pop(0)[1].close()
+        stack.append((conn, now))
+        while stack and (len(stack) > self.max_idle or (self.expiry is not None and stack[0][1] < now - self.expiry)):
+            stack.pop(0)[0].close()
 
     def close(self) -> None:
         for stack in self.idle.values():
-            for _r, writer, _t in stack:
-                writer.close()
+            for conn, _t in stack:
+                conn.close()
         self.idle.clear()
 
 
@@ -68,151 +286,147 @@ def lean_pool(client: httpx.AsyncClient) -> LeanPool | None:
 
 
 class LeanResponse:
-    def __init__(self, status: int, headers: httpx.Headers, reader: asyncio.StreamReader, read_timeout: float | None) -> None:
+    """A response being read from its connection's buffer."""
+
+    __slots__ = ("status_code", "headers", "complete", "reusable", "_conn", "_left", "_chunks")
+
+    def __init__(self, status: int, keep_alive: bool, headers: dict[str, str], conn: _Conn) -> None:
         self.status_code = status
         self.headers = headers
-        self._reader = reader
-        self._timeout = read_timeout
-        length = headers.get("content-length")
-        self._chunked = "chunked" in headers.get("transfer-encoding", "").lower()
-        self._left = int(length) if length is not None and length.isdigit() else None
-        self.complete = status in (204, 304) or (not self._chunked and self._left == 0)
-        self.reusable = headers.get("connection", "").lower() != "close"
+        self._conn = conn
+        self._chunks, self._left = framing(status, headers)
+        self.complete = self._chunks is None and self._left == 0
+        self.reusable = keep_alive
 
-    async def _read(self, coro: Any) -> Any:
-        try:
-            if self._timeout is None:
-                return await coro
-            async with asyncio.timeout(self._timeout):
-                return await coro
-        except TimeoutError:
-            raise httpx.ReadTimeout("upstream read timed out") from None
-        except asyncio.IncompleteReadError:
-            raise httpx.RemoteProtocolError("upstream closed the connection mid-body") from None
-        except (ConnectionError, OSError) as exc:
-            raise httpx.ReadError(str(exc) or exc.__class__.__name__) from None
+    def _take(self) -> bytes:
+        """What the buffer holds of the body (b"" when it holds none); marks the end of the body."""
+        buf = self._conn.buf
+        if self._chunks is not None:
+            data = self._chunks.feed(buf)
+            self.complete = self._chunks.done
+            return data
+        left = self._left
+        if left is None:  # no length: the body ends with the connection
+            data = bytes(buf)
+            buf.clear()
+            if not data and self._conn.eof:
+                if self._conn.error is not None:
+                    raise self._conn.broken("")
+                self.complete, self.reusable = True, False
+            return data
+        if len(buf) >= left:
+            data = bytes(buf[:left])
+            del buf[:left]
+            self._left, self.complete = 0, True
+            return data
+        data = bytes(buf)
+        buf.clear()
+        self._left = left - len(data)
+        return data
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        conn = self._conn
         while not self.complete:
-            if self._chunked:
-                line = await self._read(self._reader.readuntil(b"\r\n"))
-                try:
-                    size = int(line.split(b";", 1)[0], 16)
-                except ValueError:
-                    raise httpx.RemoteProtocolError("malformed chunk size from upstream") from None
-                if size == 0:
-                    while (await self._read(self._reader.readuntil(b"\r\n"))) != b"\r\n":
-                        pass  # trailers
-                    self.complete = True
-                    return
-                data = await self._read(self._reader.readexactly(size + 2))
-                yield data[:-2]
-            elif self._left is not None:
-                data = await self._read(self._reader.read(min(self._left, 65536)))
-                if not data:
-                    raise httpx.RemoteProtocolError("upstream closed the connection mid-body")
-                self._left -= len(data)
-                self.complete = self._left == 0
+            data = self._take()
+            if data:
                 yield data
-            else:  # no length: the body ends with the connection
-                data = await self._read(self._reader.read(65536))
-                if not data:
-                    self.complete = True
-                    self.reusable = False
-                    return
-                yield data
+            elif not self.complete:
+                if conn.eof:
+                    raise conn.broken("upstream closed the connection mid-body")
+                await conn.more()
 
-    async def aread(self) -> bytes:
-        return b"".join([part async for part in self.aiter_bytes()])
+    async def aread(self, limit: int = MAX_BODY) -> bytes:
+        """The whole body; ``BodyTooLarge`` past ``limit`` bytes."""
+        conn, left = self._conn, self._left
+        if self._chunks is None and left is not None:  # Content-Length: one slice of the buffer
+            if left > limit:
+                raise BodyTooLarge(f"upstream response body over {limit} bytes")
+            while len(conn.buf) < left:
+                if conn.eof:
+                    raise conn.broken("upstream closed the connection mid-body")
+                await conn.more()
+            return self._take()
+        parts, size = [], 0
+        async for part in self.aiter_bytes():
+            size += len(part)
+            if size > limit:
+                raise BodyTooLarge(f"upstream response body over {limit} bytes")
+            parts.append(part)
+        return b"".join(parts)
 
 
-async def _open(host: str, port: int, timeout: float | None) -> _Conn:
+async def _open(key: tuple[str, int], timeout: float | None) -> _Conn:
+    loop = asyncio.get_running_loop()
+    host, port = key
     try:
         async with asyncio.timeout(timeout):
-            return await asyncio.open_connection(host, port, limit=MAX_HEAD)
+            _transport, conn = await loop.create_connection(lambda: _Conn(loop), host, port)
     except TimeoutError:
         raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out") from None
     except OSError as exc:
         raise httpx.ConnectError(str(exc) or exc.__class__.__name__) from None
+    return conn
 
 
-async def _head(conn: _Conn, request: bytes, timeout: float | None) -> tuple[int, httpx.Headers]:
-    reader, writer = conn
-    try:
-        writer.write(request)
-        async with asyncio.timeout(timeout):
-            head = await reader.readuntil(b"\r\n\r\n")
-    except TimeoutError:
-        raise httpx.ReadTimeout("upstream did not answer in time") from None
-    except asyncio.IncompleteReadError:
-        raise httpx.RemoteProtocolError("Server disconnected without sending a response.") from None
-    except asyncio.LimitOverrunError:
-        raise httpx.RemoteProtocolError("upstream response head too large") from None
-    except (ConnectionError, OSError) as exc:
-        raise httpx.ReadError(str(exc) or exc.__class__.__name__) from None
-    lines = head[:-4].split(b"\r\n")
-    parts = lines[0].split(b" ", 2)
-    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
-        raise httpx.RemoteProtocolError(f"malformed status line from upstream: {lines[0][:80]!r}")
-    raw = []
-    for line in lines[1:]:
-        name, sep, value = line.partition(b":")
-        if not sep:
-            raise httpx.RemoteProtocolError("malformed header line from upstream")
-        raw.append((name.strip(), value.strip()))
-    return int(parts[1]), httpx.Headers(raw)
+class _Post:
+    """``async with``: the request on a pooled (or new) connection; the response; the connection back."""
+
+    __slots__ = ("pool", "target", "client", "url", "request", "timeout", "idempotent", "conn", "response")
+
+    def __init__(self, pool: LeanPool, target: _Target, client: httpx.AsyncClient, url: str, request: bytes,
+                 timeout: httpx.Timeout, idempotent: bool) -> None:
+        self.pool, self.target, self.client, self.url = pool, target, client, url
+        self.request, self.timeout, self.idempotent = request, timeout, idempotent
+        self.conn: _Conn | None = None
+        self.response: LeanResponse | None = None
+
+    async def __aenter__(self) -> LeanResponse:
+        pool, key, read = self.pool, self.target.key, self.timeout.read
+        conn = pool.take(key, asyncio.get_running_loop().time())
+        reused = conn is not None
+        if conn is None:
+            conn = await _open(key, self.timeout.connect)
+        try:
+            try:
+                conn.send(self.request, read)
+                status, keep_alive, headers, cookies = await conn.head()
+            except (httpx.RemoteProtocolError, httpx.ReadError):
+                conn.close()
+                if not (reused and not conn.got and self.idempotent):
+                    raise
+                pool.retries += 1  # a stale keep-alive connection (RFC 9110 §9.2.2): once more on a new one
+                conn = await _open(key, self.timeout.connect)
+                conn.send(self.request, read)
+                status, keep_alive, headers, cookies = await conn.head()
+            encoding = headers.get("content-encoding")
+            if encoding is not None and encoding.lower() != "identity":
+                raise httpx.DecodingError("upstream sent an encoded body that was not asked for")
+            self.response = LeanResponse(status, keep_alive, headers, conn)
+        except BaseException:
+            conn.close()
+            raise
+        self.conn = conn
+        if cookies:
+            self.client.cookies.extract_cookies(httpx.Response(status, headers=[("set-cookie", c) for c in cookies],
+                                                               request=httpx.Request("POST", self.url)))
+        return self.response
+
+    async def __aexit__(self, *exc: object) -> None:
+        conn, response = self.conn, self.response
+        if conn is None or response is None:
+            return
+        if response.complete and response.reusable and conn.usable():
+            self.pool.give(self.target.key, conn, asyncio.get_running_loop().time())
+        else:
+            conn.close()  # a body not read to its end cannot carry another request
 
 
-@contextlib.asynccontextmanager
-async def post(client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str, str], timeout: httpx.Timeout,
-               extensions: dict[str, Any] | None = None) -> AsyncIterator[Any]:
+def post(client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str, str], timeout: httpx.Timeout,
+         extensions: dict[str, Any] | None = None) -> AbstractAsyncContextManager[Any]:
     """``client.stream("POST", ...)``, on the lean path when it applies (see the module docstring)."""
     pool = lean_pool(client)
-    parts = urlsplit(url) if pool is not None else None
-    if pool is None or parts is None or parts.scheme != "http" or client.cookies:
-        async with client.stream("POST", url, content=content, headers=headers, timeout=timeout, extensions=extensions) as resp:
-            yield resp
-        return
-    host, port = parts.hostname or "", parts.port or 80
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    merged = {k.lower(): v for k, v in client.headers.items()}  # the client's defaults: User-Agent, Accept...
-    merged["accept-encoding"] = "identity"  # bodies are relayed as they come: no decoder on this path
-    merged.update((k.lower(), v) for k, v in headers.items())
-    for name in ("host", "content-length", "transfer-encoding"):
-        merged.pop(name, None)
-    netloc = parts.netloc.rpartition("@")[2]
-    lines = [f"POST {target} HTTP/1.1", f"host: {netloc}", *(f"{k}: {v}" for k, v in merged.items()),
-             f"content-length: {len(content)}"]
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + content
-    key = (host, port)
-    loop = asyncio.get_running_loop()
-    conn = pool.take(key, loop.time())
-    reused = conn is not None
-    if conn is None:
-        conn = await _open(host, port, timeout.connect)
-    try:
-        try:
-            status, resp_headers = await _head(conn, request, timeout.read)
-        except (httpx.RemoteProtocolError, httpx.ReadError):
-            conn[1].close()
-            if not (reused and (extensions or {}).get(IDEMPOTENT) is True):
-                raise
-            pool.retries += 1  # a stale keep-alive connection (RFC 9110 §9.2.2): once more on a new one
-            conn = await _open(host, port, timeout.connect)
-            status, resp_headers = await _head(conn, request, timeout.read)
-    except BaseException:
-        conn[1].close()
-        raise
-    if resp_headers.get("content-encoding", "identity").lower() != "identity":
-        conn[1].close()
-        raise httpx.DecodingError("upstream sent an encoded body that was not asked for")
-    if "set-cookie" in resp_headers:
-        client.cookies.extract_cookies(httpx.Response(status, headers=resp_headers, request=httpx.Request("POST", url)))
-    response = LeanResponse(status, resp_headers, conn[0], timeout.read)
-    try:
-        yield response
-    finally:
-        if response.complete and response.reusable:
-            pool.give(key, conn, loop.time())
-        else:
-            conn[1].close()  # a body not read to its end cannot carry another request
+    target = pool.target(url, client) if pool is not None else None
+    if pool is None or target is None or client.cookies.jar._cookies:  # (a jar's own truth test walks every cookie)
+        return client.stream("POST", url, content=content, headers=headers, timeout=timeout, extensions=extensions)
+    idempotent = extensions is not None and extensions.get(IDEMPOTENT) is True
+    return _Post(pool, target, client, url, target.request(headers, content), timeout, idempotent)

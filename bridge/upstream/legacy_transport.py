@@ -21,7 +21,7 @@ import httpx
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
-from mcp_eras.bridge.sse import iter_sse, sse_lines
+from mcp_eras.bridge.sse import sse_events
 from mcp_eras.bridge.translate import era_probe, errors
 from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions
@@ -178,6 +178,7 @@ class StreamableHttpTransport(LegacyTransport):
         self.client = client
         self.headers = dict(headers or {})
         self.timeout = timeout
+        self._post_timeout = httpx.Timeout(timeout, connect=10.0, pool=10.0)
         self.session_id: str | None = None
         self.version: str | None = None
         self._posts: dict[RequestId, asyncio.Task[None]] = {}
@@ -236,7 +237,7 @@ class StreamableHttpTransport(LegacyTransport):
         answered = False
         try:
             async with lean_http.post(self.client, self.url, jsonrpc.dumps(msg), self._headers(),
-                                      httpx.Timeout(self.timeout, connect=10.0, pool=10.0), rpc_extensions(msg.get("method"))) as resp:
+                                      self._post_timeout, rpc_extensions(msg.get("method"))) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
                     self.session_id = resp.headers["mcp-session-id"]
                 ctype = resp.headers.get("content-type", "")
@@ -261,10 +262,10 @@ class StreamableHttpTransport(LegacyTransport):
                         await self._deliver(_error_for(rid, message, data), rid)
                     return
                 if ctype.startswith("text/event-stream"):
-                    async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
+                    async for ev in sse_events(resp.aiter_bytes()):
                         if not ev.data:
                             continue
-                        frame = _try_json(ev.data.encode())
+                        frame = _try_json(ev.data)
                         if not isinstance(frame, dict):
                             continue
                         if jsonrpc.is_response(frame) and frame.get("id") == rid:
@@ -302,12 +303,12 @@ class StreamableHttpTransport(LegacyTransport):
                     if resp.status_code >= 400:
                         await resp.aread()
                         raise httpx.HTTPStatusError("GET stream refused", request=resp.request, response=resp)
-                    async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
+                    async for ev in sse_events(resp.aiter_bytes()):
                         if ev.retry is not None:
                             delay = ev.retry / 1000
                         if ev.id:
                             last_event = ev.id
-                        frame = _try_json(ev.data.encode()) if ev.data else None
+                        frame = _try_json(ev.data) if ev.data else None
                         if isinstance(frame, dict):
                             await self._deliver(frame, None)
             except asyncio.CancelledError:
@@ -367,12 +368,12 @@ class SseTransport(LegacyTransport):
             ) as resp:
                 if resp.status_code != 200:
                     raise UpstreamError(f"HTTP+SSE upstream answered {resp.status_code}")
-                async for ev in iter_sse(sse_lines(resp.aiter_bytes())):
+                async for ev in sse_events(resp.aiter_bytes()):
                     if ev.event == "endpoint":
                         if not ready.done():
                             ready.set_result(urljoin(self.url, ev.data.strip()))
                         continue
-                    frame = _try_json(ev.data.encode()) if ev.data else None
+                    frame = _try_json(ev.data) if ev.data else None
                     if isinstance(frame, dict):
                         await self._deliver(frame, None)
         except asyncio.CancelledError:
@@ -410,7 +411,7 @@ class SseTransport(LegacyTransport):
         return {"transport": self.kind, "url": self.url}
 
 
-def _try_json(data: bytes) -> Any:
+def _try_json(data: bytes | str) -> Any:
     try:
         return jsonrpc.loads(data)
     except Exception:  # noqa: BLE001

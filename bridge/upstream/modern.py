@@ -32,7 +32,7 @@ from mcp_eras.bridge.eras import (
     MODERN,
 )
 from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.sse import iter_sse, sse_lines
+from mcp_eras.bridge.sse import sse_events
 from mcp_eras.bridge.translate import errors, mirror_headers
 from mcp_eras.bridge.translate import modern_upstream as mu
 from mcp_eras.bridge.upstream import lean_http
@@ -97,6 +97,9 @@ class ModernHttpUpstream(Upstream):
         self._tools_loaded = False
         self._tools_lock = asyncio.Lock()
         self.calls = 0
+        # httpx timeouts of a call with a deadline, and of a listen (none: it lasts as long as its subscription)
+        self._http_timeouts = (httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+                               httpx.Timeout(None, connect=settings.connect_timeout))
 
     async def start(self) -> None:
         if self._client is None:
@@ -183,18 +186,14 @@ class ModernHttpUpstream(Upstream):
         method = request.get("method")
         caller_id = request["id"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        # A listing of our own carries the caller's identity but none of its request-scoped keys.
-        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
-        list_meta = ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
-                     or mu.bridge_meta(self.settings.bridge_info()))
         if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(list_meta, ctx)
+                await self._refresh_tools(self._list_meta(params), ctx)
         resp = await self._call_once(request, ctx, emit)
         if method == "tools/call" and isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
             # Our tool schemas are stale: refresh, rebuild the headers from the body, retry once.
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
-                await self._refresh_tools(list_meta, ctx)
+                await self._refresh_tools(self._list_meta(params), ctx)
             resp = await self._call_once(request, ctx, emit)
             if isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
                 resp = jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
@@ -204,6 +203,12 @@ class ModernHttpUpstream(Upstream):
             if "cursor" not in params and not resp["result"].get("nextCursor"):
                 self._tools_loaded = True  # a complete listing went by: the schema cache is whole
         return resp
+
+    def _list_meta(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A listing of our own carries the caller's identity but none of its request-scoped keys."""
+        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
+        return ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
+                or mu.bridge_meta(self.settings.bridge_info()))
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         wire_id: RequestId = next(self._ids)
@@ -217,7 +222,7 @@ class ModernHttpUpstream(Upstream):
         assert self._client is not None
         wire_id = wire["id"]
         headers = self._headers(wire, ctx)
-        http_timeout = httpx.Timeout(self.settings.request_timeout if timeout else None, connect=self.settings.connect_timeout)
+        http_timeout = self._http_timeouts[0 if timeout else 1]
         try:
             # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
             async with asyncio.timeout(timeout or None):
@@ -251,7 +256,7 @@ class ModernHttpUpstream(Upstream):
         return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
     async def _read_sse(self, resp: Any, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
-        async for event in iter_sse(sse_lines(resp.aiter_bytes())):
+        async for event in sse_events(resp.aiter_bytes()):
             if not event.data:
                 continue
             try:

@@ -1,0 +1,94 @@
+"""bridge.sse.SseParser / sse_events: the bytes-level event stream parser of the HTTP upstreams (WHATWG HTML
+§9.2.6), fed whole, split at every byte boundary and byte by byte, with every line ending."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from mcp_eras.bridge.sse import EventTooLarge, SseEvent, SseParser, iter_sse, sse_event, sse_events, sse_priming
+
+STREAM = (b": keep-alive\n\n" + sse_priming("ev-1", 1500) + b"event: message\ndata: {\"a\":1}\n\n"
+          + b"data: line one\ndata:line two\ndata\n\n" + sse_event({"jsonrpc": "2.0", "method": "x"}, "ev-2")
+          + "data: \u00e9\u2603\n\n".encode() + b"id\n\nevent: endpoint\ndata: /messages/?s=1\n\n")
+EVENTS = [
+    ("message", "", "ev-1", 1500),
+    ("message", '{"a":1}', None, None),
+    ("message", "line one\nline two\n", None, None),
+    ("message", '{"jsonrpc":"2.0","method":"x"}', "ev-2", None),
+    ("message", "\u00e9\u2603", None, None),
+    ("message", "", "", None),
+    ("endpoint", "/messages/?s=1", None, None),
+]
+
+
+def parse(pieces: list[bytes], parser: SseParser | None = None) -> list[tuple[str, str, str | None, int | None]]:
+    parser = parser or SseParser()
+    events: list[SseEvent] = []
+    for piece in pieces:
+        events += parser.feed(piece)
+    events += parser.end()
+    return [(e.event, e.data, e.id, e.retry) for e in events]
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_every_line_ending(eol: bytes) -> None:
+    assert parse([STREAM.replace(b"\n", eol)]) == EVENTS
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_split_at_every_byte_boundary(eol: bytes) -> None:
+    wire = STREAM.replace(b"\n", eol)
+    for cut in range(1, len(wire)):
+        assert parse([wire[:cut], wire[cut:]]) == EVENTS, cut
+
+
+def test_byte_by_byte_with_crlf() -> None:
+    wire = STREAM.replace(b"\n", b"\r\n")
+    assert parse([wire[i:i + 1] for i in range(len(wire))]) == EVENTS
+
+
+def test_mixed_line_endings_and_a_cr_held_across_chunks() -> None:
+    assert parse([b"data: a\r", b"\ndata: b\r", b"\r", b"data: c\n\r\n"]) == [("message", "a\nb", None, None),
+                                                                            ("message", "c", None, None)]
+
+
+def test_an_unterminated_last_event_is_kept_and_a_lone_id_is_not() -> None:
+    assert parse([b"data: tail\r"]) == [("message", "tail", None, None)]
+    assert parse([b"id: 7"]) == []
+
+
+def test_retry_takes_digits_only_and_unknown_fields_are_ignored() -> None:
+    assert parse([b"retry: 1x\nfoo: bar\ndata: d\n\n"]) == [("message", "d", None, None)]
+
+
+def test_a_line_over_the_cap_is_a_named_error() -> None:
+    parser = SseParser(max_event=64)
+    parser.feed(b"data: " + b"x" * 50)
+    with pytest.raises(EventTooLarge):
+        parser.feed(b"x" * 20)
+
+
+def test_an_event_over_the_cap_is_a_named_error() -> None:
+    parser = SseParser(max_event=64)
+    with pytest.raises(EventTooLarge):
+        parser.feed(b"data: 0123456789\n" * 8)
+
+
+def test_the_line_parser_and_the_bytes_parser_agree() -> None:
+    async def lines() -> AsyncIterator[str]:
+        for line in STREAM.decode().split("\n"):
+            yield line
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield STREAM[:20]
+        yield STREAM[20:]
+
+    async def both() -> tuple[list[SseEvent], list[SseEvent]]:
+        return [e async for e in iter_sse(lines())], [e async for e in sse_events(chunks())]
+
+    by_line, by_bytes = asyncio.run(both())
+    assert by_line == by_bytes
+    assert [(e.event, e.data, e.id, e.retry) for e in by_bytes] == EVENTS
