@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import MRTR_METHODS
+from mcp_eras.bridge.eras import MRTR_METHODS, request_meta
 from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
 from mcp_eras.bridge.translate import errors, progress
 from mcp_eras.bridge.translate import legacy_upstream as tx
@@ -98,9 +98,10 @@ class LegacyCall:
         """The client request currently riding this upstream call (changes on each MRTR retry)."""
         self.client_id = request.get("id")
         self.params = request.get("params")
-        self.caps = tx.client_capabilities(request)
-        self.client_token = tx.client_progress_token(request)
-        self.log_level = tx.client_log_level(request)
+        meta = request_meta(request) or {}
+        self.caps = tx.capabilities_in(meta)
+        self.client_token = tx.progress_token_in(meta)
+        self.log_level = tx.log_level_in(meta)
         self.last_progress = None
 
     # --- events ------------------------------------------------------------------------------------

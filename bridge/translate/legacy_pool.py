@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from mcp_eras.bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
+from mcp_eras.bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS, request_meta
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate import legacy_upstream as tx
@@ -137,8 +137,8 @@ class Pool:
         """A session for ``request`` (None: the bridge's own provisional session). Input-capable calls
         (a method that may ask the client, from a client that declared something it can be asked for)
         get the session's input lease."""
-        caps = tx.client_capabilities(request) if request is not None else {}
-        info = tx.client_info(request) if request is not None else None
+        meta = (request_meta(request) or {}) if request is not None else {}
+        caps, info = tx.capabilities_in(meta), tx.info_in(meta)
         key = identity_key(principal, caps, info)
         exclusive = request is not None and needs_lease(request.get("method"), caps)
         reaped = self._reap_idle(now_ms, limits.idle_ms)

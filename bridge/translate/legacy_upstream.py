@@ -147,27 +147,39 @@ def to_legacy_request(request: Message, upstream_id: int, progress_token: str | 
 
 
 def client_progress_token(request: Message) -> str | int | None:
-    meta = eras.request_meta(request)
-    if meta is None:
-        return None
+    return progress_token_in(eras.request_meta(request) or {})
+
+
+def client_log_level(request: Message) -> str | None:
+    return log_level_in(eras.request_meta(request) or {})
+
+
+def client_capabilities(request: Message) -> dict[str, Any]:
+    return capabilities_in(eras.request_meta(request) or {})
+
+
+def client_info(request: Message) -> dict[str, Any] | None:
+    return info_in(eras.request_meta(request) or {})
+
+
+# The same, from a request's ``_meta`` already looked up (one lookup per request on the call path).
+
+def progress_token_in(meta: dict[str, Any]) -> str | int | None:
     token = meta.get("progressToken")
     return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
 
 
-def client_log_level(request: Message) -> str | None:
-    meta = eras.request_meta(request)
-    level = meta.get(META_LOG_LEVEL) if meta else None
+def log_level_in(meta: dict[str, Any]) -> str | None:
+    level = meta.get(META_LOG_LEVEL)
     return level if level in LOG_LEVEL_RANK else None
 
 
-def client_capabilities(request: Message) -> dict[str, Any]:
-    meta = eras.request_meta(request) or {}
+def capabilities_in(meta: dict[str, Any]) -> dict[str, Any]:
     caps = meta.get(META_CLIENT_CAPABILITIES)
     return caps if isinstance(caps, dict) else {}
 
 
-def client_info(request: Message) -> dict[str, Any] | None:
-    meta = eras.request_meta(request) or {}
+def info_in(meta: dict[str, Any]) -> dict[str, Any] | None:
     info = meta.get(META_CLIENT_INFO)
     return info if isinstance(info, dict) and isinstance(info.get("name"), str) else None
 

@@ -28,7 +28,7 @@ from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate import listen
 from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
 from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
-from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
+from mcp_eras.bridge.upstream.legacy_driver import Deadline, LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")
@@ -394,37 +394,39 @@ class LegacyUpstream(Upstream):
         assert machine is not None
         wake_at: int | None = None
         handed_off = False
+        deadline = Deadline(self.settings.request_timeout)  # no anyio cancel scope, no context manager per call
         try:
-            # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
-            async with asyncio.timeout(self.settings.request_timeout):
-                while True:
-                    for action in actions:
-                        if isinstance(action, Send):
-                            await session.send_quietly(action.frame)
-                        elif isinstance(action, Notify):
-                            await emit(action.frame)
-                        elif isinstance(action, Wake):
-                            wake_at = action.at_ms
-                        elif isinstance(action, Park):
-                            handed_off = True
-                            return self._park(session, live, request, ctx, action.input_requests)
-                        elif isinstance(action, Reply):
-                            handed_off = True
-                            session.close_call(live)
-                            return action.response
-                    if wake_at is None:
-                        msg = await live.queue.get()
-                    else:
-                        try:
-                            msg = await asyncio.wait_for(live.queue.get(), max(0.0, (wake_at - now_ms()) / 1000))
-                        except TimeoutError:
-                            wake_at = None
-                            actions = machine.on_timer(now_ms())
-                            continue
-                    actions = machine.on_upstream(msg, now_ms())
-        except TimeoutError:
-            return jsonrpc.error_response(request["id"], INTERNAL_ERROR, "Upstream did not answer in time")
+            while True:
+                for action in actions:
+                    if isinstance(action, Send):
+                        await session.send_quietly(action.frame)
+                    elif isinstance(action, Notify):
+                        await emit(action.frame)
+                    elif isinstance(action, Wake):
+                        wake_at = action.at_ms
+                    elif isinstance(action, Park):
+                        handed_off = True
+                        return self._park(session, live, request, ctx, action.input_requests)
+                    elif isinstance(action, Reply):
+                        handed_off = True
+                        session.close_call(live)
+                        return action.response
+                if wake_at is None:
+                    msg = await live.queue.get()
+                else:
+                    try:
+                        msg = await asyncio.wait_for(live.queue.get(), max(0.0, (wake_at - now_ms()) / 1000))
+                    except TimeoutError:
+                        wake_at = None
+                        actions = machine.on_timer(now_ms())
+                        continue
+                actions = machine.on_upstream(msg, now_ms())
+        except asyncio.CancelledError:
+            if deadline.expired_here():
+                return jsonrpc.error_response(request["id"], INTERNAL_ERROR, "Upstream did not answer in time")
+            raise
         finally:
+            deadline.close()
             if not handed_off:
                 with anyio.CancelScope(shield=True):
                     await self._give_up(session, live, "client cancelled or timed out")

@@ -129,6 +129,12 @@ class TasksUpstream(Upstream):
         method = request.get("method")
         if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
             return await self.inner.call(request, ctx, emit)
+        if method == "tools/call" and not self.channels:
+            # The common call: no task session open, and the caller's ready session says the server has no tasks
+            # (what ``_view`` then ``_call`` decide for it, without their steps).
+            known = self._ready_caps(ctx)
+            if known is not None and not tx.upstream_supports_tasks(known):
+                return await self.inner.call(request, ctx, emit)
         try:
             return await self._call(request, ctx, emit)
         except FrameError as exc:

@@ -278,3 +278,27 @@ async def test_discover_is_answered_by_the_started_session_without_a_second_spaw
     spec.modern("DiscoverResultResponse", response)
     assert len(bank.made) == 1
     await up.aclose()
+
+
+async def test_a_call_past_the_request_timeout_is_answered_and_given_up_upstream() -> None:
+    """The call's deadline (``legacy_driver.Deadline``): the client gets -32603 "did not answer in time", the
+    server is told (notifications/cancelled), the lease is back; an outside cancel stays a cancel."""
+    bank = TransportBank()
+    up = upstream(bank, request_timeout=0.3, limits=Limits(per_identity_sessions=1))
+    late = await up.call(tools_call(1, "block", ASK), ALICE, discard)
+    spec.modern("JSONRPCErrorResponse", late)
+    assert late["error"]["code"] == -32603 and "did not answer in time" in late["error"]["message"]
+    server = bank.made[0].server
+    assert len(server.cancelled) == 1  # told upstream, with the bridge's own id
+    server.release.set()
+    after = await up.call(tools_call(2, "echo", ASK, text="next"), ALICE, discard)  # the one lease was given back
+    assert after["result"]["content"][0]["text"] == "next"
+    server.release.clear()
+    bank.blocking.clear()
+    outside = asyncio.ensure_future(up.call(tools_call(3, "block", ASK), ALICE, discard))
+    await asyncio.wait_for(bank.blocking.wait(), 10)
+    outside.cancel()  # the client went away: a cancel, never turned into a timeout answer
+    with pytest.raises(asyncio.CancelledError):
+        await outside
+    assert len(server.cancelled) == 2
+    await up.aclose()
