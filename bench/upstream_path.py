@@ -1,0 +1,92 @@
+"""The warm cost of the bridge's own Python on one relayed call, without any I/O: a 2026 ``tools/call`` through
+``LegacyUpstream`` (pool, call machine, session driver), then ``TasksUpstream`` and ``ObservedUpstream`` on top,
+over a transport that answers at once (no child, no socket, no task switch).
+
+    .venv/bin/python bench/upstream_path.py [--calls 20000]
+
+Process CPU per call, by layer. Compare with ``bench/bridge_bench.py`` (the same call end to end): the
+difference is the I/O path (pipes, sockets, wake-ups) and running with caches cooled by the client and the
+server on the same cores, which this hot loop does not pay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from mcp_eras.bridge import _perf
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream, discard
+from mcp_eras.bridge.fleet.metrics import Metrics
+from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.observe import ObservedUpstream, register_metrics
+from mcp_eras.bridge.upstream.legacy import LegacyUpstream
+from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
+from mcp_eras.bridge.upstream.tasks import TasksUpstream
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "bench", "version": "1"}}
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+
+
+class Instant(LegacyTransport):
+    """A 2025 server answering in the same call (responses through the session's ``take_response``, as stdio does)."""
+
+    kind = "stdio"
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def send(self, msg: Message) -> None:
+        if "id" not in msg or "method" not in msg:
+            return
+        if msg["method"] == "initialize":
+            await self._deliver({"jsonrpc": "2.0", "id": msg["id"], "result": INIT}, None)
+            return
+        args = msg["params"]["arguments"]
+        answer = {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}}
+        assert self.take_response is not None
+        self.take_response(answer)
+
+
+def request(i: int) -> Message:
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 1}, "_meta": META}}
+
+
+async def measure(layers: int, calls: int) -> float:
+    legacy = LegacyUpstream(lambda ctx: Instant(), Settings(), name="bench")
+    top: Upstream = legacy
+    if layers >= 1:
+        top = TasksUpstream(legacy, Settings(), lambda: (lambda ctx: Instant()))
+    if layers >= 2:
+        metrics = Metrics()
+        register_metrics(metrics)
+        top = ObservedUpstream(top, metrics)
+    ctx = CallContext(principal=None)
+    for i in range(200):
+        await top.call(request(i), ctx, discard)
+    started = time.process_time()
+    answer: Any = None
+    for i in range(calls):
+        answer = await top.call(request(i), ctx, discard)
+    per_call = (time.process_time() - started) / calls
+    assert answer["result"]["content"][0]["text"] == str(calls), answer
+    await top.aclose()
+    return per_call
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20000)
+    args = parser.parse_args()
+    print(f"event loop: {_perf.loop_name()}")
+    for layers, name in ((0, "LegacyUpstream"), (1, "+ TasksUpstream"), (2, "+ ObservedUpstream")):
+        print(f"{name:20s} {_perf.run(measure(layers, args.calls)) * 1e6:6.1f} us per call")
+
+
+if __name__ == "__main__":
+    main()
