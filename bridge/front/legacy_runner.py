@@ -92,12 +92,17 @@ class LegacyFrontSession:
 
     # --- client frames ---------------------------------------------------------------------------
 
-    def begin(self, msg: Message, send: Send, ctx: CallContext) -> asyncio.Task[Message] | None:
-        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used."""
+    def begin(self, msg: Message, send: Send, ctx: CallContext,
+              settle: Callable[[Message], None] | None = None) -> asyncio.Task[Message] | None:
+        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used.
+
+        ``settle``: called with the response from inside the task, as soon as there is one. A done callback runs a
+        loop iteration after the task ends; the answer is on the critical path, the bookkeeping (``done``) is not."""
         key = ls.start_request(self.state, msg["id"])
         if key is None:
             return None
-        task = asyncio.create_task(self.run_request(msg, ctx, send), name=f"legacy-req:{msg['id']!r}")
+        run = self.run_request(msg, ctx, send) if settle is None else self._settled(msg, ctx, send, settle)
+        task = asyncio.create_task(run, name=f"legacy-req:{msg['id']!r}")
         self.tasks[key] = task
 
         def done(_t: asyncio.Task[Message]) -> None:
@@ -134,6 +139,11 @@ class LegacyFrontSession:
                 fut.cancel()
 
     # --- requests ----------------------------------------------------------------------------------
+
+    async def _settled(self, msg: Message, ctx: CallContext, send: Send, settle: Callable[[Message], None]) -> Message:
+        response = await self.run_request(msg, ctx, send)
+        settle(response)
+        return response
 
     async def run_request(self, msg: Message, ctx: CallContext, send: Send) -> Message:
         rid = msg["id"]
