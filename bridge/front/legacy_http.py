@@ -22,7 +22,7 @@ from starlette.responses import Response, StreamingResponse
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.eras import LEGACY
+from mcp_eras.bridge.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
 from mcp_eras.bridge.front.http import headers_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
@@ -53,6 +53,9 @@ SWEEP_MIN = 64
 """Streams a session holds before ``new_stream`` first sweeps the expired ones."""
 
 
+TRACE_FIELDS = frozenset(TRACE_META_KEYS)
+
+
 class HttpSessionSlot:
     """One session id on the HTTP front: the session and its replayable streams (GET stream ``g``, POSTs ``p<n>``)."""
 
@@ -71,6 +74,18 @@ class HttpSessionSlot:
         self.get_seen = 0
         self._keys = itertools.count(1)
         self._sweep_at = SWEEP_MIN
+        self._ctx: CallContext | None = None
+
+    def context(self, headers: Mapping[str, str]) -> CallContext:
+        """A request's ``CallContext`` (``headers_context``): the session's last one again when the request carries
+        the same ``Authorization`` and no trace fields, as a session's requests usually do (it is frozen)."""
+        ctx = self._ctx
+        if ctx is not None and headers.get("authorization") == ctx.authorization and TRACE_FIELDS.isdisjoint(headers):
+            return ctx
+        fresh = headers_context(headers, LEGACY)
+        if not fresh.trace:
+            self._ctx = fresh
+        return fresh
 
     def new_stream(self) -> EventStream:
         # Expired POST streams are swept when the table has doubled since the last sweep: amortized O(1)
@@ -171,7 +186,9 @@ class LegacyHttpFront:
         rid = msg.get("id") if is_request else None
         if is_request and msg.get("method") == "initialize":
             return await self._initialize(headers, msg)
-        ctx = headers_context(headers, LEGACY)
+        sid = headers.get("mcp-session-id")
+        slot = self.sessions.get(sid) if sid else None
+        ctx = slot.context(headers) if slot is not None else headers_context(headers, LEGACY)
         found = self._lookup(headers, rid, ctx)
         if isinstance(found, Response):
             return found
@@ -244,6 +261,12 @@ class LegacyHttpFront:
                     if not stream.events:
                         yield lead
                         lead = b""
+                if token is None and stream.closed and stream.events and stream.events[-1][0] > after:
+                    # The call has ended (the usual case of a call answered within the hold): what follows ``after``
+                    # is the whole rest of the stream, one chunk and the last (as ``batches`` would give it).
+                    response.final = True
+                    yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, _t, m in stream.events if s > after])
+                    return
                 batches = stream.batches(after, keepalive, token)
                 try:
                     async for batch in batches:

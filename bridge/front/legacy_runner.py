@@ -101,8 +101,7 @@ class LegacyFrontSession:
         key = ls.start_request(self.state, msg["id"])
         if key is None:
             return None
-        run = self.run_request(msg, ctx, send) if settle is None else self._settled(msg, ctx, send, settle)
-        task = asyncio.create_task(run, name=f"legacy-req:{msg['id']!r}")
+        task = asyncio.create_task(self.run_request(msg, ctx, send, settle), name=f"legacy-req:{msg['id']!r}")
         self.tasks[key] = task
 
         def done(_t: asyncio.Task[Message]) -> None:
@@ -140,22 +139,22 @@ class LegacyFrontSession:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    async def _settled(self, msg: Message, ctx: CallContext, send: Send, settle: Callable[[Message], None]) -> Message:
-        response = await self.run_request(msg, ctx, send)
-        settle(response)
-        return response
-
-    async def run_request(self, msg: Message, ctx: CallContext, send: Send) -> Message:
-        rid = msg["id"]
+    async def run_request(self, msg: Message, ctx: CallContext, send: Send,
+                          settle: Callable[[Message], None] | None = None) -> Message:
+        """The client request's response (``settle``: see ``begin``)."""
         try:
             decision = ls.on_request(self.state, msg)
             if isinstance(decision, ls.Answer):
-                return decision.response
-            if isinstance(decision, ls.ChangeSubscriptions):
-                return await self._subscription(msg)
-            return await self._forward(decision, ctx, send)
+                response = decision.response
+            elif isinstance(decision, ls.ChangeSubscriptions):
+                response = await self._subscription(msg)
+            else:
+                response = await self._forward(decision, ctx, send)
         except UpstreamError as exc:
-            return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+            response = jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+        if settle is not None:
+            settle(response)
+        return response
 
     async def _subscription(self, msg: Message) -> Message:
         async with self._sub_lock:

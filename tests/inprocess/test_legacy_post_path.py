@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import legacy_front_fakes as fakes
@@ -18,6 +18,7 @@ import pytest
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext
+from mcp_eras.bridge.front import legacy_http
 from mcp_eras.bridge.front.http import HttpFront
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
 from mcp_eras.bridge.front.sse_response import SSEResponse
@@ -86,23 +87,26 @@ async def test_the_answer_reaches_its_stream_before_the_task_ends(front: Any) ->
     assert not session.tasks and session.state.inflight == []
 
 
-async def test_an_answered_call_leaves_no_stream_generator_to_the_loop(front: Any) -> None:
-    legacy, _upstream, headers = front
+@pytest.mark.parametrize("name", ["echo", "slow"])
+async def test_an_answered_call_leaves_no_stream_generator_to_the_loop(front: Any, name: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    legacy, upstream, headers = front
+    monkeypatch.setattr(legacy_http, "PRIME_HOLD", 0.0)  # "slow": primed first, answered on a later chunk
     finalized: list[Any] = []
     hooks = sys.get_asyncgen_hooks()
     sys.set_asyncgen_hooks(firstiter=hooks.firstiter, finalizer=finalized.append)
     try:
-        response = await legacy.handle_post_headers(headers, call(1, "echo"))
-        chunks = await drain(response)
+        response = await legacy.handle_post_headers(headers, call(1, name))
+        chunks = await drain(response, upstream.release.set)
     finally:
         sys.set_asyncgen_hooks(*hooks)
-    assert b'"echo"' in b"".join(chunks)
+    assert f'"{name}"'.encode() in chunks[-1] and len(chunks) == (1 if name == "echo" else 2)
     # Unclosed, the stream's batches generator would be closed by the loop's finalizer hook: a wake-up from
     # another thread's way in (call_soon_threadsafe) and a task per answered call.
     assert finalized == []
 
 
-async def drain(response: Any) -> list[bytes]:
+async def drain(response: Any, after_first: Callable[[], object] = lambda: None) -> list[bytes]:
     """Read the SSE body as the HTTP shortcut does: up to the chunk marked final, then close it."""
     body = response.body_iterator
     chunks: list[bytes] = []
@@ -112,6 +116,24 @@ async def drain(response: Any) -> list[bytes]:
                 chunks.append(chunk)
                 if response.final:
                     break
+                after_first()
     finally:
         await body.aclose()
     return chunks
+
+
+async def test_a_session_reuses_its_call_context_only_for_the_same_credentials_without_trace(front: Any) -> None:
+    legacy, upstream, headers = front
+    for rid in (1, 2):
+        await drain(await legacy.handle_post_headers(headers, call(rid, "echo")))
+    first, second = (ctx for request, ctx in upstream.calls[-2:])
+    assert second is first and first.trace == {} and first.principal is None  # one frozen context per session
+    traced = {**headers, "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+    await drain(await legacy.handle_post_headers(traced, call(3, "echo")))
+    assert upstream.calls[-1][1].trace == {"traceparent": traced["traceparent"]}
+    await drain(await legacy.handle_post_headers(headers, call(4, "echo")))
+    assert upstream.calls[-1][1] is first and upstream.calls[-1][1].trace == {}
+    # Other credentials never get the session's context: their requests are refused as before.
+    calls = len(upstream.calls)
+    refused = await legacy.handle_post_headers({**headers, "authorization": "Bearer other"}, call(5, "echo"))
+    assert refused.status_code == 404 and len(upstream.calls) == calls
