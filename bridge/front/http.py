@@ -160,7 +160,9 @@ class HttpFront:
         """A POST whose body parsed as ``msg``: a 2025 session's (the 2025 front, given ``request()``) or a 2026 one."""
         if self.legacy_ok and self.is_legacy(headers, msg):
             assert self.legacy is not None
-            return await self.legacy.handle_post(request(), msg)
+            # A front that reads only the header fields (LegacyHttpFront) takes them as they are: no Request built.
+            by_headers = getattr(self.legacy, "handle_post_headers", None)
+            return await (by_headers(headers, msg) if by_headers is not None else self.legacy.handle_post(request(), msg))
         if self.settings.front_era == eras.LEGACY:
             return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
         return await self.modern(headers, msg, watch)

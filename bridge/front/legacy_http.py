@@ -13,7 +13,7 @@ import logging
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -22,9 +22,9 @@ from starlette.responses import Response, StreamingResponse
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.eras import LEGACY
+from mcp_eras.bridge.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
-from mcp_eras.bridge.front.http import call_context, json_message
+from mcp_eras.bridge.front.http import headers_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
 from mcp_eras.bridge.front.sse_response import SSEResponse
@@ -53,6 +53,9 @@ SWEEP_MIN = 64
 """Streams a session holds before ``new_stream`` first sweeps the expired ones."""
 
 
+TRACE_FIELDS = frozenset(TRACE_META_KEYS)
+
+
 class HttpSessionSlot:
     """One session id on the HTTP front: the session and its replayable streams (GET stream ``g``, POSTs ``p<n>``)."""
 
@@ -71,6 +74,18 @@ class HttpSessionSlot:
         self.get_seen = 0
         self._keys = itertools.count(1)
         self._sweep_at = SWEEP_MIN
+        self._ctx: CallContext | None = None
+
+    def context(self, headers: Mapping[str, str]) -> CallContext:
+        """A request's ``CallContext`` (``headers_context``): the session's last one again when the request carries
+        the same ``Authorization`` and no trace fields, as a session's requests usually do (it is frozen)."""
+        ctx = self._ctx
+        if ctx is not None and headers.get("authorization") == ctx.authorization and TRACE_FIELDS.isdisjoint(headers):
+            return ctx
+        fresh = headers_context(headers, LEGACY)
+        if not fresh.trace:
+            self._ctx = fresh
+        return fresh
 
     def new_stream(self) -> EventStream:
         # Expired POST streams are swept when the table has doubled since the last sweep: amortized O(1)
@@ -144,12 +159,12 @@ class LegacyHttpFront:
                     self._drop(slot)
                     await slot.close()
 
-    def _lookup(self, request: Request, rid: RequestId | None, ctx: CallContext | None = None) -> HttpSessionSlot | Response:
-        headers = request.headers
+    def _lookup(self, headers: Mapping[str, str], rid: RequestId | None, ctx: CallContext | None = None
+                ) -> HttpSessionSlot | Response:
         sid = headers.get("mcp-session-id")
         slot = self.sessions.get(sid) if sid else None
         state = slot.session.state if slot is not None and slot.session is not None else None
-        principal = (ctx or call_context(request, LEGACY)).principal
+        principal = (ctx or headers_context(headers, LEGACY)).principal
         refusal = ls.admit_http(state, has_session_header=bool(sid), principal=principal,
                                 protocol_version=headers.get("mcp-protocol-version"), now=time.monotonic())
         if refusal is None:
@@ -162,12 +177,19 @@ class LegacyHttpFront:
     # --- POST --------------------------------------------------------------------------------------
 
     async def handle_post(self, request: Request, msg: Message) -> Response:
+        return await self.handle_post_headers(request.headers, msg)
+
+    async def handle_post_headers(self, headers: Mapping[str, str], msg: Message) -> Response:
+        """A POST whose body parsed as ``msg``; ``headers``: its header fields by lower-case name (all this
+        front reads of the request: the HTTP shortcut passes the index it built, no ``Request``)."""
         is_request = jsonrpc.is_request(msg)
         rid = msg.get("id") if is_request else None
         if is_request and msg.get("method") == "initialize":
-            return await self._initialize(request, msg)
-        ctx = call_context(request, LEGACY)
-        found = self._lookup(request, rid, ctx)
+            return await self._initialize(headers, msg)
+        sid = headers.get("mcp-session-id")
+        slot = self.sessions.get(sid) if sid else None
+        ctx = slot.context(headers) if slot is not None else headers_context(headers, LEGACY)
+        found = self._lookup(headers, rid, ctx)
         if isinstance(found, Response):
             return found
         slot = found
@@ -184,23 +206,30 @@ class LegacyHttpFront:
         async def send(out: Message) -> None:
             stream.push(out)
 
-        task = session.begin(msg, send, ctx)
+        def answered(response: Message) -> None:
+            stream.push(response)
+            stream.close()
+
+        task = session.begin(msg, send, ctx, answered)
         if task is None:
             slot.streams.pop(stream.key, None)
             return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
 
         def finish(t: asyncio.Task[Message]) -> None:
-            if not t.cancelled() and t.exception() is None:
-                stream.push(t.result())
-            elif not t.cancelled():
-                log.error("request %r failed: %r", msg["id"], t.exception())
-                stream.push(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Internal error"))
-            stream.close()
+            # A response was pushed from the task itself (``answered``); a cancelled or failed request ends here.
+            try:
+                if not t.cancelled() and t.exception() is not None:
+                    log.error("request %r failed: %r", msg["id"], t.exception())
+                    stream.push(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Internal error"))
+            finally:
+                stream.close()
 
         task.add_done_callback(finish)
         if mrtr.is_mrtr_method(msg["method"]):
             # Calls that may run long or need client input answer on SSE at once, primed with an event id
             # so a dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel).
+            # The request's task runs first (its upstream call goes out now); this response is built meanwhile.
+            await asyncio.sleep(0)
             return self._sse(stream, 0, prime=True)
         # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
         await stream.wait_started()
@@ -232,13 +261,24 @@ class LegacyHttpFront:
                     if not stream.events:
                         yield lead
                         lead = b""
-                async for batch in stream.batches(after, keepalive, token):
-                    if batch is None:
-                        yield KEEPALIVE
-                        continue
-                    response.final = stream.ended(token)
-                    yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
-                    lead = b""
+                if token is None and stream.closed and stream.events and stream.events[-1][0] > after:
+                    # The call has ended (the usual case of a call answered within the hold): what follows ``after``
+                    # is the whole rest of the stream, one chunk and the last (as ``batches`` would give it).
+                    response.final = True
+                    yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, _t, m in stream.events if s > after])
+                    return
+                batches = stream.batches(after, keepalive, token)
+                try:
+                    async for batch in batches:
+                        if batch is None:
+                            yield KEEPALIVE
+                            continue
+                        response.final = stream.ended(token)
+                        yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
+                        lead = b""
+                finally:
+                    # Closed here, not by the loop's finalizer hook (a wake-up and a task per response).
+                    await batches.aclose()
             finally:
                 stream.consumers -= 1
                 if slot is not None:
@@ -249,8 +289,8 @@ class LegacyHttpFront:
         response = SSEResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
         return response
 
-    async def _initialize(self, request: Request, msg: Message) -> Response:
-        ctx = call_context(request, LEGACY)
+    async def _initialize(self, headers: Mapping[str, str], msg: Message) -> Response:
+        ctx = headers_context(headers, LEGACY)
         refusal = ls.admit_new_session(ctx.principal, self.per_principal[ctx.principal], len(self.sessions),
                                        max_total=self.settings.legacy_sessions_max,
                                        max_per_principal=self.settings.legacy_sessions_per_principal)
@@ -292,7 +332,7 @@ class LegacyHttpFront:
         if "text/event-stream" not in accept and "*/*" not in accept:
             refused = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
             return json_message(refused, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
-        found = self._lookup(request, None)
+        found = self._lookup(request.headers, None)
         if isinstance(found, Response):
             return found
         slot = found
@@ -362,7 +402,7 @@ class LegacyHttpFront:
     # --- DELETE --------------------------------------------------------------------------------------
 
     async def handle_delete(self, request: Request) -> Response:
-        found = self._lookup(request, None)
+        found = self._lookup(request.headers, None)
         if isinstance(found, Response):
             return found
         self._drop(found)

@@ -92,12 +92,16 @@ class LegacyFrontSession:
 
     # --- client frames ---------------------------------------------------------------------------
 
-    def begin(self, msg: Message, send: Send, ctx: CallContext) -> asyncio.Task[Message] | None:
-        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used."""
+    def begin(self, msg: Message, send: Send, ctx: CallContext,
+              settle: Callable[[Message], None] | None = None) -> asyncio.Task[Message] | None:
+        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used.
+
+        ``settle``: called with the response from inside the task, as soon as there is one. A done callback runs a
+        loop iteration after the task ends; the answer is on the critical path, the bookkeeping (``done``) is not."""
         key = ls.start_request(self.state, msg["id"])
         if key is None:
             return None
-        task = asyncio.create_task(self.run_request(msg, ctx, send), name=f"legacy-req:{msg['id']!r}")
+        task = asyncio.create_task(self.run_request(msg, ctx, send, settle), name=f"legacy-req:{msg['id']!r}")
         self.tasks[key] = task
 
         def done(_t: asyncio.Task[Message]) -> None:
@@ -135,17 +139,22 @@ class LegacyFrontSession:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    async def run_request(self, msg: Message, ctx: CallContext, send: Send) -> Message:
-        rid = msg["id"]
+    async def run_request(self, msg: Message, ctx: CallContext, send: Send,
+                          settle: Callable[[Message], None] | None = None) -> Message:
+        """The client request's response (``settle``: see ``begin``)."""
         try:
             decision = ls.on_request(self.state, msg)
             if isinstance(decision, ls.Answer):
-                return decision.response
-            if isinstance(decision, ls.ChangeSubscriptions):
-                return await self._subscription(msg)
-            return await self._forward(decision, ctx, send)
+                response = decision.response
+            elif isinstance(decision, ls.ChangeSubscriptions):
+                response = await self._subscription(msg)
+            else:
+                response = await self._forward(decision, ctx, send)
         except UpstreamError as exc:
-            return jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+            response = jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+        if settle is not None:
+            settle(response)
+        return response
 
     async def _subscription(self, msg: Message) -> Message:
         async with self._sub_lock:
