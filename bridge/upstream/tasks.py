@@ -129,9 +129,11 @@ class TasksUpstream(Upstream):
         method = request.get("method")
         if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
             return await self.inner.call(request, ctx, emit)
-        if method == "tools/call" and not self.channels:
-            # The common call: no task session open, and the caller's ready session says the server has no tasks
-            # (what ``_view`` then ``_call`` decide for it, without their steps).
+        if method == "tools/call" and not self.channels and self._started:
+            # The common calls, decided as ``_view`` then ``_call`` would, without their steps: a 2026 upstream serves
+            # the extension itself; a 2025 one whose (caller's ready) session declares no tasks needs no task session.
+            if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+                return await self.inner.call(request, ctx, emit)
             known = self._ready_caps(ctx)
             if known is not None and not tx.upstream_supports_tasks(known):
                 return await self.inner.call(request, ctx, emit)
@@ -210,6 +212,8 @@ class TasksUpstream(Upstream):
         known = await self._pool_caps(ctx, request)
         if known is not None and not tx.upstream_supports_tasks(known):
             return ServerView(known)
+        if caps is None and self._started and self.transports() is None:
+            caps = {}  # no task session can open here (a 2026 upstream): no capabilities to work out
         if caps is None:
             caps = input_capabilities(request) if request is not None else {}
         return await self._channel_if_legacy(ctx, caps)
