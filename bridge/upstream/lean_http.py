@@ -24,7 +24,7 @@ enforced by one timer per connection that is re-armed only when it fires early.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +41,7 @@ from mcp_eras.bridge.upstream.lean_wire import (
     parse_head,
 )
 
-__all__ = ["MAX_BODY", "MAX_HEAD", "BodyTooLarge", "HeadTooLarge", "LeanPool", "LeanResponse", "lean_pool", "post"]
+__all__ = ["MAX_BODY", "MAX_HEAD", "BodyTooLarge", "HeadTooLarge", "LeanPool", "LeanResponse", "begin", "lean_pool", "post"]
 
 _HIGH_WATER = 256 * 1024
 """Buffered bytes above which the connection stops reading until its reader asks for more."""
@@ -369,9 +369,13 @@ async def _open(key: tuple[str, int], timeout: float | None) -> _Conn:
 
 
 class _Post:
-    """``async with``: the request on a pooled (or new) connection; the response; the connection back."""
+    """``async with``: the request on a pooled (or new) connection; the response; the connection back.
 
-    __slots__ = ("pool", "target", "client", "url", "request", "timeout", "idempotent", "conn", "response")
+    ``begin()`` (optional, before ``async with``) writes the request at once on an idle pooled connection, so a
+    caller that reads the answer in another task sends it without waiting for that task to run; a post begun and
+    never entered is ended with ``discard()``."""
+
+    __slots__ = ("pool", "target", "client", "url", "request", "timeout", "idempotent", "conn", "response", "_begun")
 
     def __init__(self, pool: LeanPool, target: _Target, client: httpx.AsyncClient, url: str, request: bytes,
                  timeout: httpx.Timeout, idempotent: bool) -> None:
@@ -379,16 +383,39 @@ class _Post:
         self.request, self.timeout, self.idempotent = request, timeout, idempotent
         self.conn: _Conn | None = None
         self.response: LeanResponse | None = None
+        self._begun: _Conn | None = None
+
+    def begin(self) -> None:
+        """Write the request now when an idle pooled connection is there (else ``async with`` opens one)."""
+        conn = self.pool.take(self.target.key, asyncio.get_running_loop().time())
+        if conn is None:
+            return
+        try:
+            conn.send(self.request, self.timeout.read)
+        except httpx.ReadError:  # closed under us: ``async with`` takes another (or opens one)
+            conn.close()
+            return
+        self._begun = conn
+
+    def discard(self) -> None:
+        """A begun post that is not entered (its reader was cancelled first): its connection cannot be reused."""
+        conn, self._begun = self._begun, None
+        if conn is not None:
+            conn.close()
 
     async def __aenter__(self) -> LeanResponse:
         pool, key, read = self.pool, self.target.key, self.timeout.read
-        conn = pool.take(key, asyncio.get_running_loop().time())
+        conn, self._begun = self._begun, None
+        begun = conn is not None
+        if conn is None:
+            conn = pool.take(key, asyncio.get_running_loop().time())
         reused = conn is not None
         if conn is None:
             conn = await _open(key, self.timeout.connect)
         try:
             try:
-                conn.send(self.request, read)
+                if not begun:
+                    conn.send(self.request, read)
                 status, keep_alive, headers, cookies = await conn.head()
             except (httpx.RemoteProtocolError, httpx.ReadError):
                 conn.close()
@@ -430,3 +457,12 @@ def post(client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str,
         return client.stream("POST", url, content=content, headers=headers, timeout=timeout, extensions=extensions)
     idempotent = extensions is not None and extensions.get(IDEMPOTENT) is True
     return _Post(pool, target, client, url, target.request(headers, content), timeout, idempotent)
+
+
+def begin(exchange: AbstractAsyncContextManager[Any]) -> Callable[[], None] | None:
+    """Write the request of ``post(...)``'s answer now when it is on the lean path and a pooled connection is idle
+    (``_Post.begin``). Returns what ends it if it is never entered (``_Post.discard``); None off the lean path."""
+    if not isinstance(exchange, _Post):
+        return None
+    exchange.begin()
+    return exchange.discard

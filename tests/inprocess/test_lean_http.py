@@ -5,13 +5,16 @@ retry of idempotent requests; the httpx fallbacks)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import httpx
 import pytest
 
 from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions, upstream_client
+from mcp_eras.bridge.upstream.legacy_transport import StreamableHttpTransport
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = httpx.Timeout(10.0)
@@ -31,16 +34,25 @@ class Server:
         self.answer = answer
         self.connections = 0
         self.heads: list[bytes] = []
+        self.arrived = asyncio.Event()
+        """Set when a request has been read whole (cleared by the test that waits for it)."""
+        self.closed = asyncio.Event()
+        """Set when a client closed a connection (where a request would begin)."""
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         conn, n = self.connections, 0
         try:
             while True:
-                head = await reader.readuntil(b"\r\n\r\n")
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    self.closed.set()
+                    raise
                 length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
                 body = await reader.readexactly(length)
                 self.heads.append(head)
+                self.arrived.set()
                 n += 1
                 raw = self.answer(conn, n, head, body)
                 if raw is None:
@@ -58,6 +70,11 @@ class Server:
 def json_answer(conn: int, n: int, head: bytes, body: bytes) -> bytes:
     payload = b'{"conn":%d,"echo":%s}' % (conn, body)
     return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(payload), payload)
+
+
+def drop_second(conn: int, n: int, head: bytes, body: bytes) -> bytes | None:
+    """Each connection's second request is closed unanswered (a stale keep-alive connection)."""
+    return None if n == 2 else json_answer(conn, n, head, body)
 
 
 async def serve(answer: Answer) -> tuple[Server, str, asyncio.AbstractServer]:
@@ -130,9 +147,6 @@ async def test_an_unread_body_closes_its_connection(client: httpx.AsyncClient) -
 
 
 async def test_stale_connection_retry_only_for_idempotent_methods(client: httpx.AsyncClient) -> None:
-    def drop_second(conn: int, n: int, head: bytes, body: bytes) -> bytes | None:
-        return None if n == 2 else json_answer(conn, n, head, body)
-
     fake, url, srv = await serve(drop_second)
     async with srv:
         await post(client, url, b"1")
@@ -176,3 +190,102 @@ async def test_cookies_and_other_clients_take_the_httpx_path() -> None:
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as mock:
         assert (await post(mock, "http://upstream.test/mcp", b"{}"))[0] == 200
     assert seen == [b"{}"]
+
+
+def begun(client: httpx.AsyncClient, url: str, body: bytes, method: str = "tools/call") -> tuple[Any, Callable[[], None] | None]:
+    exchange = lean_http.post(client, url, body, {}, TIMEOUT, rpc_extensions(method))
+    return exchange, lean_http.begin(exchange)
+
+
+async def test_begin_writes_the_request_on_an_idle_connection_before_the_answer_is_read(client: httpx.AsyncClient) -> None:
+    fake, url, srv = await serve(json_answer)
+    async with srv:
+        exchange, discard = begun(client, url, b"1")
+        assert discard is not None and not fake.heads  # no idle connection yet: nothing written, entering opens one
+        async with exchange as resp:
+            assert await resp.aread() == b'{"conn":1,"echo":1}'
+        fake.arrived.clear()
+        exchange, _ = begun(client, url, b"2")
+        await asyncio.wait_for(fake.arrived.wait(), 10)  # the server has it, and nobody has entered the exchange yet
+        assert len(fake.heads) == 2
+        async with exchange as resp:
+            assert await resp.aread() == b'{"conn":1,"echo":2}'
+        async with lean_http.post(client, url, b"3", {}, TIMEOUT) as resp:
+            assert await resp.aread() == b'{"conn":1,"echo":3}'
+    assert fake.connections == 1 and len(fake.heads) == 3  # each request written once
+
+
+async def test_a_begun_request_meets_a_stale_connection_as_a_request_sent_on_entering(client: httpx.AsyncClient) -> None:
+    fake, url, srv = await serve(drop_second)
+    async with srv:
+        await post(client, url, b"1")
+        exchange, _ = begun(client, url, b"2", method="tools/list")
+        async with exchange as resp:
+            assert await resp.aread() == b'{"conn":2,"echo":2}'  # sent once more on a new connection
+        assert lean_http.lean_pool(client).retries == 1
+        exchange, _ = begun(client, url, b"3", method="tools/call")  # connection 2's second request: dropped
+        with pytest.raises(httpx.RemoteProtocolError):
+            async with exchange:
+                pass  # not idempotent: not repeated
+    assert lean_http.lean_pool(client).retries == 1
+
+
+async def test_discard_closes_a_begun_exchange_never_entered(client: httpx.AsyncClient) -> None:
+    fake, url, srv = await serve(json_answer)
+    async with srv:
+        await post(client, url, b"1")
+        _exchange, discard = begun(client, url, b"2")
+        assert discard is not None
+        discard()
+        await post(client, url, b"3")  # the begun connection (its answer unread) is not reused
+        discard()  # once only
+    assert fake.connections == 2
+
+
+async def test_begin_leaves_the_httpx_path_alone() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as mock:
+        exchange, discard = begun(mock, "http://upstream.test/mcp", b"{}")
+        assert discard is None
+        async with exchange as resp:
+            assert resp.status_code == 200
+
+
+async def test_transport_writes_a_request_at_send_and_drops_it_when_abandoned_before_its_task_ran(client: httpx.AsyncClient) -> None:
+    def answer(conn: int, n: int, head: bytes, body: bytes) -> bytes | None:
+        rid = json.loads(body)["id"]
+        payload = b'{"jsonrpc":"2.0","id":%d,"result":{}}' % rid
+        return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(payload), payload)
+
+    fake, url, srv = await serve(answer)
+    got: list[dict[str, Any]] = []
+    taken = asyncio.Event()
+
+    async def deliver(msg: dict[str, Any], related: Any) -> None:
+        raise AssertionError(f"a response goes to take_response: {msg}")
+
+    def take(msg: dict[str, Any]) -> bool:
+        got.append(msg)
+        taken.set()
+        return True
+
+    async def lost(why: str) -> None:
+        raise AssertionError(why)
+
+    async with srv:
+        transport = StreamableHttpTransport(url, client)
+        transport.bind(deliver, lost, take)
+        await transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
+        await asyncio.wait_for(taken.wait(), 10)
+        await asyncio.gather(*transport._posts.values())  # noqa: SLF001 - its connection is back in the pool
+        await transport.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {}})
+        transport.abandon(2)  # before its task ran: the request is out (on the pooled connection), its answer never read
+        await asyncio.wait_for(fake.closed.wait(), 10)  # that connection is closed, not left open nor pooled
+        taken.clear()
+        await transport.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}})
+        await asyncio.wait_for(taken.wait(), 10)
+        await transport.close()
+    assert [m["id"] for m in got] == [1, 3]
+    assert fake.connections == 2  # request 2's connection was closed, not reused for request 3
