@@ -268,7 +268,9 @@ def bridges(stack: ExitStack, args: argparse.Namespace, flags: list[str], client
     with --nofast also "bridge-nofast" (this tree with MCP_BRIDGE_FAST=0: no uvloop, no httptools)."""
     runs: list[tuple[str, list[str], dict[str, str] | None, str | None]] = []
     if args.baseline:
-        runs.append(("before", [PY, "-m", "mcp_eras.bridge"], {"PYTHONPATH": args.baseline}, args.baseline))
+        # ahead of any PYTHONPATH already set (e.g. the fast-libs of mcp-eras[fast]), which "before" keeps too
+        path = os.pathsep.join(p for p in (args.baseline, os.environ.get("PYTHONPATH", "")) if p)
+        runs.append(("before", [PY, "-m", "mcp_eras.bridge"], {"PYTHONPATH": path}, args.baseline))
     if args.nofast:
         runs.append(("bridge-nofast", [BRIDGE], {"MCP_BRIDGE_FAST": "0"}, None))
     runs.append(("bridge", [BRIDGE], None, None))
