@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
@@ -69,6 +69,26 @@ class JSONBody(Response):
         self.body = body
         self.background = None
         self.raw_headers = [(b"content-length", b"%d" % len(body)), (b"content-type", b"application/json")]
+
+
+MAX_UNASKED_NOTES = 1024
+"""Notifications kept for a request that asked for none (``HttpFront._dispatch_here``); more are dropped and logged."""
+STREAMING_METHODS = frozenset({"subscriptions/listen"})
+
+
+def answers_once(msg: Message) -> bool:
+    """Whether a 2026 request asked for nothing but its response: no progress token, no log level (2026-07-28
+    basic/utilities/progress.mdx, server/utilities/logging.mdx: notifications reach only a request that asked),
+    and not a stream of its own (``subscriptions/listen``)."""
+    if msg.get("method") in STREAMING_METHODS:
+        return False
+    meta = eras.request_meta(msg)
+    return meta is None or ("progressToken" not in meta and eras.META_LOG_LEVEL not in meta)
+
+
+async def _replay(messages: list[Message]) -> AsyncIterator[bytes]:
+    for message in messages:
+        yield sse_event(message)
 
 
 def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallContext:
@@ -219,6 +239,8 @@ class HttpFront:
         stream. A client disconnect before the first item settles it with None (then the call is cancelled).
         One task for the call; the connection is watched by a callback from the HTTP protocol
         (``h11_guard.disconnect_watcher``) or, under another server, by a task waiting on ``receive()``."""
+        if answers_once(msg):
+            return await self._dispatch_here(msg, ctx, watch)
         loop = asyncio.get_running_loop()
         first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
         later: list[asyncio.Queue[tuple[str, Message]]] = []  # made once a second item comes (an SSE answer)
@@ -235,16 +257,7 @@ class HttpFront:
             put(("note", note))
 
         async def run() -> None:
-            try:
-                response = await self.upstream.call(msg, ctx, emit)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
-                log.exception("upstream call failed")
-                response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
-            if msg["method"] == "tools/list":
-                self._learn_param_schemas(response)
-            put(("done", response))
+            put(("done", await self._call(msg, ctx, emit)))
 
         task = loop.create_task(run())
         unwatch = watch(lambda: first.done() or first.set_result(None))
@@ -266,6 +279,56 @@ class HttpFront:
         if not later:
             later.append(asyncio.Queue())
         return SSEResponse(self._stream(payload, later[0], task), media_type="text/event-stream", headers=SSE_HEADERS)
+
+    async def _call(self, msg: Message, ctx: CallContext, emit: Emit) -> Message:
+        """The upstream's answer to ``msg`` (a bug in the bridge becomes -32603, never a hang)."""
+        try:
+            response = await self.upstream.call(msg, ctx, emit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
+            log.exception("upstream call failed")
+            response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+        if msg["method"] == "tools/list":
+            self._learn_param_schemas(response)
+        return response
+
+    async def _dispatch_here(self, msg: Message, ctx: CallContext, watch: Watch) -> Response:
+        """``dispatch`` for a request that asked for no notifications (``answers_once``): the call runs in this task
+        (no second task, no hand-over back) and its answer is JSON. A client going away cancels this task's call and
+        gets 499, as in ``dispatch``. Notifications an upstream sends anyway are kept (up to ``MAX_UNASKED_NOTES``)
+        and come before the response on an SSE answer, as ``dispatch`` would have streamed them."""
+        task = asyncio.current_task()
+        assert task is not None
+        cancelling = task.cancelling()
+        gone: list[bool] = []
+        notes: list[Message] = []
+
+        async def emit(note: Message) -> None:
+            if len(notes) < MAX_UNASKED_NOTES:
+                notes.append(note)
+            elif len(notes) == MAX_UNASKED_NOTES:
+                log.warning("upstream sent more than %d notifications the request did not ask for; dropping the rest",
+                            MAX_UNASKED_NOTES)
+
+        def lost() -> None:
+            if not gone:  # once, and only while the call runs
+                gone.append(True)
+                task.cancel()
+
+        unwatch = watch(lost)
+        try:
+            response = await self._call(msg, ctx, emit)
+        except asyncio.CancelledError:
+            if gone and task.uncancel() <= cancelling:
+                return Response(status_code=499)
+            raise
+        finally:
+            gone.append(False)  # the call is over: a late report of the client going away cancels nothing
+            unwatch()
+        if not notes:
+            return json_message(response, errors.modern_http_status(response))
+        return SSEResponse(_replay([*notes, response]), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:
         try:
@@ -309,7 +372,7 @@ def _watch_disconnect(request: Request, callback: Callable[[], object]) -> Calla
     if watch is not None:
         return watch(callback)
     watcher = asyncio.get_running_loop().create_task(_wait_disconnect(request))
-    watcher.add_done_callback(lambda _w: callback())
+    watcher.add_done_callback(lambda w: w.cancelled() or callback())  # unwatched (cancelled): the client did not go
     return watcher.cancel
 
 

@@ -51,9 +51,9 @@ async def serving(base: type, upstream: FakeUpstream) -> AsyncIterator[tuple[int
         yield port, made
 
 
-def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True) -> tuple[bytes, bytes]:
+def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True, **meta: Any) -> tuple[bytes, bytes]:
     body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                         "params": {"name": name, "arguments": {"text": "hi"}, "_meta": META}})
+                         "params": {"name": name, "arguments": {"text": "hi"}, "_meta": {**META, **meta}}})
     head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
             f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
             f"Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {len(body)}\r\n").encode() + extra + b"\r\n"
@@ -61,13 +61,19 @@ def post(port: int, name: str, extra: bytes = b"", body_follows: bool = True) ->
 
 
 class Chatty(FakeUpstream):
-    """``progress_hang``: one progress notification (so the answer is an SSE stream), then hangs."""
+    """``progress_hang``: one progress notification (so the answer is an SSE stream), then hangs; ``unasked``: two
+    notifications the request did not ask for, then its answer."""
 
     async def call(self, request: Any, ctx: Any, emit: Any) -> Any:
-        if (request.get("params") or {}).get("name") == "progress_hang":
+        name = (request.get("params") or {}).get("name")
+        if name == "progress_hang":
             await emit({"jsonrpc": "2.0", "method": "notifications/progress",
                         "params": {"progressToken": "p", "progress": 1}})
             request = {**request, "params": {**request["params"], "name": "hang"}}
+        if name == "unasked":
+            for n in (1, 2):
+                await emit({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": n}})
+            request = {**request, "params": {**request["params"], "name": "echo"}}
         return await super().call(request, ctx, emit)
 
 
@@ -77,7 +83,7 @@ async def test_hanging_up_cancels_the_call(base: type, tool: str) -> None:
     upstream = Chatty()
     async with serving(base, upstream) as (port, made):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        head, body = post(port, tool)
+        head, body = post(port, tool, **({"progressToken": "p"} if tool == "progress_hang" else {}))
         writer.write(head + body)
         async with asyncio.timeout(30):
             if tool == "progress_hang":
@@ -87,6 +93,24 @@ async def test_hanging_up_cancels_the_call(base: type, tool: str) -> None:
             assert [p._on_lost for p in made] == [[made[0]._on_lost[0]]]  # noqa: SLF001
             writer.close()
             await upstream.cancelled.wait()
+
+
+async def test_notifications_nobody_asked_for_come_before_the_answer(base: type) -> None:
+    """A request without a progress token or log level runs in the request's own task and is answered at once;
+    notifications an upstream sends it anyway are not lost: they precede the response on an SSE answer."""
+    upstream = Chatty()
+    async with serving(base, upstream) as (port, made):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        head, body = post(port, "unasked")
+        writer.write(head.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n") + body)
+        async with asyncio.timeout(30):
+            answer = await reader.read()
+        writer.close()
+    assert answer.startswith(b"HTTP/1.1 200") and b"text/event-stream" in answer
+    events = [orjson.loads(line[5:]) for line in answer.split(b"\n") if line.startswith(b"data:")]
+    assert [e.get("method") for e in events] == ["notifications/message", "notifications/message", None]
+    assert [e["params"]["data"] for e in events[:2]] == [1, 2] and events[2]["result"]["content"][0]["text"] == "hi"
+    assert not made[0]._on_lost  # noqa: SLF001 - the callback was removed
 
 
 async def test_the_callback_is_removed_after_each_answer(base: type) -> None:
