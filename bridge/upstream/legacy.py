@@ -156,7 +156,8 @@ class LegacyUpstream(Upstream):
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
                 server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope,
                 now_ms=now_ms())
-            live = session.open_call(LiveCall(upstream_id, method, machine))
+            loop = asyncio.get_running_loop()
+            live = session.open_call(LiveCall(upstream_id, method, machine, loop))
             if machine.log_level is not None:
                 await session.ensure_log_level()
             # The request goes upstream here; what the session held for it (a server request asked before
@@ -394,7 +395,7 @@ class LegacyUpstream(Upstream):
         assert machine is not None
         wake_at: int | None = None
         handed_off = False
-        deadline = Deadline(self.settings.request_timeout)  # no anyio cancel scope, no context manager per call
+        deadline = Deadline(self.settings.request_timeout, live.loop)  # no anyio cancel scope, no context manager per call
         try:
             while True:
                 for action in actions:

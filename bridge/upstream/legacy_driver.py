@@ -48,11 +48,13 @@ class Inbox:
     without its per-call event and waiter queues (one of these is made for every relayed call); unbounded
     as the stream feeding it: a call's frames are bounded by the session's reader and the call's deadline."""
 
-    __slots__ = ("_items", "_waiter")
+    __slots__ = ("_items", "_waiter", "_loop")
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._items: deque[Message] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._loop = loop
+        """The running loop when the maker knows it (each lookup is a getpid() on Python 3.11)."""
 
     def put_nowait(self, msg: Message) -> None:
         self._items.append(msg)
@@ -62,7 +64,7 @@ class Inbox:
 
     async def get(self) -> Message:
         while not self._items:
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            waiter = self._waiter = (self._loop or asyncio.get_running_loop()).create_future()
             try:
                 await waiter
             finally:
@@ -84,13 +86,14 @@ class Deadline:
 
     __slots__ = ("_task", "_cancelling", "_handle", "_expired")
 
-    def __init__(self, delay: float) -> None:
-        task = asyncio.current_task()
+    def __init__(self, delay: float, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        loop = loop or asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
         assert task is not None
         self._task = task
         self._cancelling = task.cancelling()
         self._expired = False
-        self._handle = asyncio.get_running_loop().call_later(delay, self._expire)
+        self._handle = loop.call_later(delay, self._expire)
 
     def _expire(self) -> None:
         self._expired = True
@@ -107,13 +110,15 @@ class Deadline:
 class LiveCall:
     """One upstream request in flight: its machine (None for the bridge's own requests) and inbox."""
 
-    __slots__ = ("upstream_id", "method", "machine", "queue")
+    __slots__ = ("upstream_id", "method", "machine", "queue", "loop")
 
-    def __init__(self, upstream_id: int, method: str, machine: LegacyCall | None = None) -> None:
+    def __init__(self, upstream_id: int, method: str, machine: LegacyCall | None = None,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.upstream_id = upstream_id
         self.method = method
         self.machine = machine
-        self.queue = Inbox()
+        self.loop = loop
+        self.queue = Inbox(loop)
 
     @property
     def logs(self) -> bool | None:
