@@ -73,19 +73,6 @@ class JSONBody(Response):
 
 MAX_UNASKED_NOTES = 1024
 """Notifications kept for a request that asked for none (``HttpFront._dispatch_here``); more are dropped and logged."""
-STREAMING_METHODS = frozenset({"subscriptions/listen"})
-
-
-def answers_once(msg: Message) -> bool:
-    """Whether a 2026 request asked for nothing but its response: no progress token, no log level (2026-07-28
-    basic/utilities/progress.mdx, server/utilities/logging.mdx: notifications reach only a request that asked),
-    and not a stream of its own (``subscriptions/listen``)."""
-    if msg.get("method") in STREAMING_METHODS:
-        return False
-    meta = eras.request_meta(msg)
-    return meta is None or ("progressToken" not in meta and eras.META_LOG_LEVEL not in meta)
-
-
 async def _replay(messages: list[Message]) -> AsyncIterator[bytes]:
     for message in messages:
         yield sse_event(message)
@@ -239,7 +226,7 @@ class HttpFront:
         stream. A client disconnect before the first item settles it with None (then the call is cancelled).
         One task for the call; the connection is watched by a callback from the HTTP protocol
         (``h11_guard.disconnect_watcher``) or, under another server, by a task waiting on ``receive()``."""
-        if answers_once(msg):
+        if modern_front.answers_once(msg):
             return await self._dispatch_here(msg, ctx, watch)
         loop = asyncio.get_running_loop()
         first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
@@ -294,7 +281,7 @@ class HttpFront:
         return response
 
     async def _dispatch_here(self, msg: Message, ctx: CallContext, watch: Watch) -> Response:
-        """``dispatch`` for a request that asked for no notifications (``answers_once``): the call runs in this task
+        """``dispatch`` for a request that asked for no notifications (``modern_front.answers_once``): the call runs here
         (no second task, no hand-over back) and its answer is JSON. A client going away cancels this task's call and
         gets 499, as in ``dispatch``. Notifications an upstream sends anyway are kept (up to ``MAX_UNASKED_NOTES``)
         and come before the response on an SSE answer, as ``dispatch`` would have streamed them."""
@@ -303,13 +290,12 @@ class HttpFront:
         cancelling = task.cancelling()
         gone: list[bool] = []
         notes: list[Message] = []
-
         async def emit(note: Message) -> None:
             if len(notes) < MAX_UNASKED_NOTES:
                 notes.append(note)
-            elif len(notes) == MAX_UNASKED_NOTES:
-                log.warning("upstream sent more than %d notifications the request did not ask for; dropping the rest",
-                            MAX_UNASKED_NOTES)
+                if len(notes) == MAX_UNASKED_NOTES:
+                    log.warning("upstream sent %d notifications the request did not ask for; dropping any more",
+                                MAX_UNASKED_NOTES)
 
         def lost() -> None:
             if not gone:  # once, and only while the call runs

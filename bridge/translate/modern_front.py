@@ -22,6 +22,19 @@ from mcp_eras.bridge.jsonrpc import (
 )
 from mcp_eras.bridge.translate import mirror_headers as mh
 
+STREAMING_METHODS = frozenset({"subscriptions/listen"})
+"""Requests whose answer is a stream of notifications of their own (2026-07-28 basic/patterns/subscriptions.mdx)."""
+
+
+def answers_once(msg: Message) -> bool:
+    """Whether a 2026 request asked for nothing but its response: no progress token, no log level (notifications
+    reach only a request that asked: 2026-07-28 basic/utilities/progress.mdx, server/utilities/logging.mdx), and
+    not a stream of its own. Such a request is answered with its response alone."""
+    if msg.get("method") in STREAMING_METHODS:
+        return False
+    meta = eras.request_meta(msg)
+    return meta is None or ("progressToken" not in meta and META_LOG_LEVEL not in meta)
+
 
 def decode_header_value(value: str) -> str:
     try:

@@ -129,14 +129,6 @@ class TasksUpstream(Upstream):
         method = request.get("method")
         if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
             return await self.inner.call(request, ctx, emit)
-        if method == "tools/call" and not self.channels and self._started:
-            # The common calls, decided as ``_view`` then ``_call`` would, without their steps: a 2026 upstream serves
-            # the extension itself; a 2025 one whose (caller's ready) session declares no tasks needs no task session.
-            if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
-                return await self.inner.call(request, ctx, emit)
-            known = self._ready_caps(ctx)
-            if known is not None and not tx.upstream_supports_tasks(known):
-                return await self.inner.call(request, ctx, emit)
         try:
             return await self._call(request, ctx, emit)
         except FrameError as exc:
@@ -205,15 +197,16 @@ class TasksUpstream(Upstream):
     async def _view(self, ctx: CallContext, caps: dict[str, Any] | None, request: Message | None = None) -> TaskChannel | ServerView | None:
         """A ready session of this caller to read the server's capabilities and tools from (they do not
         depend on the client's capabilities): any existing one, so discovery costs no extra session. A server
-        without tasks needs no task session at all: the caller's own pool session tells (no second child)."""
+        without tasks needs no task session at all: the caller's own pool session tells (no second child).
+        A resolved 2026 upstream has no view here (it serves the extension itself)."""
+        if self._started and getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+            return None
         for (principal, _caps), channel in self.channels.items():
             if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
                 return channel
         known = await self._pool_caps(ctx, request)
         if known is not None and not tx.upstream_supports_tasks(known):
             return ServerView(known)
-        if caps is None and self._started and self.transports() is None:
-            caps = {}  # no task session can open here (a 2026 upstream): no capabilities to work out
         if caps is None:
             caps = input_capabilities(request) if request is not None else {}
         return await self._channel_if_legacy(ctx, caps)
