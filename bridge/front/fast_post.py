@@ -22,6 +22,7 @@ without httptools, or with ``MCP_BRIDGE_FAST=0``, every request takes the ASGI p
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -77,7 +78,7 @@ class FastPost:
             self._screened[fields] = passed
         return index if passed else None  # a refusal is answered by the app, as always
 
-    async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
+    async def serve(self, cycle: FastCycle, index: dict[str, str], watch: Any) -> None:
         """Answer the request whose body ``cycle`` holds (``index``: its headers), as the endpoint would."""
         try:
             try:
@@ -85,11 +86,12 @@ class FastPost:
             except FrameError as exc:
                 response: Response = self.front.error_response(exc)
             else:
-                response = await self.front.answer_post(index, msg, watch, lambda: _request(cycle, index))
+                response = await self.front.answer_post(index, msg, watch, lambda: _request(cycle.asgi(), index))
             if isinstance(response, SSEResponse) and response.background is None:
                 await write_stream(cycle, response, watch)
             elif isinstance(response, StreamingResponse) or response.background is not None:
-                await response(cycle.scope, cycle.receive, cycle.send)
+                asgi = cycle.asgi()
+                await response(asgi.scope, asgi.receive, asgi.send)
             else:
                 write_whole(cycle, response)
         except BaseException as exc:
@@ -98,11 +100,81 @@ class FastPost:
                 raise
             log.error("Exception in the MCP endpoint", exc_info=exc)
             if not cycle.response_started:
-                await cycle.send_500_response()
+                await cycle.asgi().send_500_response()
             else:
                 cycle.transport.close()
         finally:
-            cycle.on_response = _nothing
+            cycle.finish()
+
+
+class _NoEvent:
+    """The request cycle's ``message_event`` where nothing waits on it (no ASGI ``receive``)."""
+
+    @staticmethod
+    def set() -> None:
+        return None
+
+
+NO_EVENT = _NoEvent()
+
+
+class FastCycle:
+    """A request the shortcut serves, as uvicorn's protocol (``connection_lost``, ``shutdown``, the pipelining check)
+    and ``write_whole``/``write_stream`` see a request cycle; the ASGI scope, ``receive``/``send`` and event are made
+    only for an answer that needs them (``asgi``: a streaming response, a 500, a 2025 front without header access)."""
+
+    __slots__ = ("protocol", "transport", "flow", "default_headers", "keep_alive", "on_response", "body", "more_body",
+                 "response_started", "response_complete", "disconnected", "method", "url", "headers", "index", "http_version", "_asgi")
+    message_event = NO_EVENT
+
+    def __init__(self, protocol: Any, method: bytes, index: dict[str, str], keep_alive: bool) -> None:
+        self.protocol = protocol
+        self.transport = protocol.transport
+        self.flow = protocol.flow
+        self.default_headers = protocol.server_state.default_headers
+        self.keep_alive = keep_alive
+        self.on_response = protocol.on_response_complete
+        self.body = bytearray()
+        self.more_body = True
+        self.response_started = self.response_complete = self.disconnected = False
+        self.method = method
+        self.url = protocol.url
+        self.headers = protocol.headers
+        self.index = index
+        """The head's fields by name (``FastPost.accepts``)."""
+        self.http_version = protocol.parser.get_http_version()
+        self._asgi: Any = None
+
+    def asgi(self) -> Any:
+        """uvicorn's request cycle for this request (made once, then the protocol's current cycle): body read,
+        connection state carried over."""
+        if self._asgi is None:
+            from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+            p = self.protocol
+            path = self.url.decode("ascii")  # the shortcut takes only its exact path: no query, no escapes
+            scope = {"type": "http", "asgi": {"version": p.asgi_version, "spec_version": "2.3"},
+                     "http_version": self.http_version, "server": p.server, "client": p.client, "scheme": p.scheme,
+                     "root_path": p.root_path, "headers": self.headers, "state": p.app_state.copy(),
+                     "method": self.method.decode("ascii"), "path": p.root_path + path,
+                     "raw_path": p.root_path.encode("ascii") + self.url, "query_string": b""}
+            real = RequestResponseCycle(scope=scope, transport=self.transport, flow=self.flow, logger=p.logger,  # type: ignore[arg-type]
+                                        access_logger=p.access_logger, access_log=p.access_log,
+                                        default_headers=self.default_headers, message_event=asyncio.Event(),
+                                        expect_100_continue=False, keep_alive=self.keep_alive, on_response=self.on_response)
+            real.body, real.more_body = self.body, self.more_body
+            real.response_started, real.response_complete = self.response_started, self.response_complete
+            real.disconnected = self.disconnected
+            if p.cycle is self:
+                p.cycle = real
+            self._asgi = real
+        return self._asgi
+
+    def finish(self) -> None:
+        """The request is over: no later callback reports its response complete (as uvicorn's ``run_asgi`` ends)."""
+        self.on_response = _nothing
+        if self._asgi is not None:
+            self._asgi.on_response = _nothing
 
 
 def _request(cycle: Any, index: dict[str, str]) -> Request:

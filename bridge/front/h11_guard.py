@@ -43,59 +43,94 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
     ``fast``: the MCP endpoint's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol."""
     parent: Any = base or default_base()
     shortcut = fast if hasattr(parent, "_start_asgi_task") else None  # httptools' protocol only
+    if shortcut is not None:
+        from mcp_eras.bridge.front.fast_post import FastCycle
 
     class HeaderTimeoutH11(parent):  # type: ignore[misc, valid-type]
         _header_timer: asyncio.TimerHandle | None = None
         _armed_for: Any = None
         _armed_at = 0.0
-        _fast_index: dict[str, str] | None = None
-        _fast_cycle: Any = None
 
         if shortcut is not None:
-            def _start_asgi_task(self, cycle: Any, app: Any) -> None:
-                if self._fast_index is not None and cycle is self.cycle and app is self.app:
-                    self._fast_cycle = cycle  # served once its body is in
+            # httptools' parser callbacks, with the shortcut's request (``fast_post.FastCycle``) decided at the end of
+            # the head: it gets no ASGI scope, request cycle or event; any other request gets uvicorn's own.
+            def on_message_begin(self) -> None:
+                self.url = b""
+                self.headers = []
+                self.expect_100_continue = False
+
+            def on_header(self, name: bytes, value: bytes) -> None:
+                # llhttp keeps trailing whitespace, but a field value excludes leading and trailing OWS (RFC 9112
+                # §5.1), as h11 already strips it.
+                name = name.lower()
+                value = value.strip(b" \t")
+                if name == b"expect" and value.lower() == b"100-continue":
+                    self.expect_100_continue = True
+                self.headers.append((name, value))
+
+            def on_headers_complete(self) -> None:
+                parser = self.parser
+                ahead = self.cycle
+                index = None
+                if (ahead is None or ahead.response_complete) and self.limit_concurrency is None:
+                    method = parser.get_method()
+                    index = shortcut.accepts(method, self.url, self.headers)
+                if index is not None:
+                    keep_alive = parser.get_http_version() != "1.0" and parser.should_keep_alive()
+                    self.cycle = FastCycle(self, method, index, keep_alive)
                     return
-                super()._start_asgi_task(cycle, app)
+                # uvicorn's request: its scope as its on_message_begin makes it, around the head parsed so far
+                url, headers, expect = self.url, self.headers, self.expect_100_continue
+                parent.on_message_begin(self)
+                self.url, self.expect_100_continue = url, expect
+                self.headers.extend(headers)
+                super().on_headers_complete()
 
             def on_body(self, body: bytes) -> None:
+                cycle = self.cycle
+                if type(cycle) is FastCycle:
+                    cycle.body += body  # at most the declared length the shortcut accepted
+                    return
                 super().on_body(body)
-                if self._fast_cycle is not None:
-                    self.flow.resume_reading()  # no receive() drains it: the body is bounded by its declared length
 
             def on_message_complete(self) -> None:
-                super().on_message_complete()
-                cycle, index = self._fast_cycle, self._fast_index
-                if cycle is None or cycle is not self.cycle or index is None:
+                cycle = self.cycle
+                if type(cycle) is not FastCycle:
+                    super().on_message_complete()
                     return
-                self._fast_cycle = self._fast_index = None
-                task = self.loop.create_task(shortcut.serve(cycle, index, self.watch_disconnect))
+                if cycle.response_complete:
+                    return
+                cycle.more_body = False
+                task = self.loop.create_task(shortcut.serve(cycle, cycle.index, self.watch_disconnect))
                 task.add_done_callback(self.tasks.discard)
                 self.tasks.add(task)
+
+        elif hasattr(parent, "on_header"):
+            def on_header(self, name: bytes, value: bytes) -> None:
+                # httptools' protocol without the shortcut: field values stripped of OWS as above
+                super().on_header(name, value.strip(b" \t"))
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm()
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
-
-        def on_headers_complete(self) -> None:
-            # httptools' parser callback (h11 never calls it): llhttp keeps trailing whitespace, but a field
-            # value excludes leading and trailing OWS (RFC 9112 §5.1), as h11 already strips it. One pass
-            # over the request's header list (the scope holds the same list) before uvicorn reads it.
-            headers = self.headers
-            stripped = [(n, v.strip(b" \t")) for n, v in headers]
-            if stripped != headers:  # rare: then uvicorn's own per-header check saw the unstripped value
-                headers[:] = stripped
-                self.expect_100_continue = any(n == b"expect" and v.lower() == b"100-continue" for n, v in stripped)
-            if shortcut is not None:
-                self._fast_cycle = None
-                ahead = self.cycle
-                self._fast_index = (shortcut.accepts(self.parser.get_method(), self.url, stripped)
-                                    if ahead is None or ahead.response_complete else None)
-            super().on_headers_complete()
+        if shortcut is not None:
+            def on_response_complete(self) -> None:
+                # uvicorn's (httptools) without its keep-alive timer armed and cancelled around every request: the
+                # header deadline armed here closes an idle connection first (``clikit.server_config`` sets uvicorn's
+                # keep-alive above it).
+                self.server_state.total_requests += 1
+                if self.transport.is_closing():
+                    return
+                self.flow.resume_reading()
+                if self.pipeline:
+                    cycle, app = self.pipeline.pop()
+                    self._start_asgi_task(cycle, app)
+                self._arm()
+        else:
+            def on_response_complete(self) -> None:
+                super().on_response_complete()
+                self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._header_timer is not None:
@@ -136,8 +171,9 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
 
         def _expired(self) -> None:
             self._header_timer = None
-            if self.cycle is not self._armed_for or self.transport.is_closing():
-                return  # a request head came in time (the response that ends it arms again)
+            cycle = self.cycle
+            if cycle is not self._armed_for or self.transport.is_closing() or (cycle is not None and not cycle.response_complete):
+                return  # a request head came in time, or a pipelined one is being served (its response arms again)
             left = self._armed_at + seconds - self.loop.time()
             if left > 0:
                 self._header_timer = self.loop.call_later(left, self._expired)  # armed again since this timer was set
