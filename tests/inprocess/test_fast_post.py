@@ -329,3 +329,41 @@ async def test_a_slow_2025_call_is_primed_before_it_answers(monkeypatch: pytest.
         assert orjson.loads(final[-1].split("data: ", 1)[1])["result"]["content"] == [{"type": "text", "text": "slow"}]
         writer.close()
     assert shortcut is not None
+
+
+@pytest.mark.parametrize("kind", ["a bug", "a background task"])
+async def test_answers_that_need_asgi_are_the_same_on_the_shortcut(kind: str) -> None:
+    """The shortcut's request gets uvicorn's ASGI cycle only when its answer needs one (``FastCycle.asgi``): a 500
+    for a bug in the endpoint, a response with a background task. Both answer as the ASGI path does."""
+    from starlette.background import BackgroundTask
+    from starlette.responses import Response
+
+    results = []
+    for fast in (False, True):
+        settings = Settings(max_body_bytes=4096)
+        app = build_app(settings, FakeUpstream())
+        ran: list[str] = []
+
+        async def answer_post(*_: Any, ran: list[str] = ran) -> Response:
+            if kind == "a bug":
+                raise RuntimeError("boom")
+            return Response(b"done", media_type="text/plain", background=BackgroundTask(ran.append, "ran"))
+
+        app.state.front.answer_post = answer_post
+        shortcut = Counting(app.state.front, "/mcp") if fast else None
+        protocol = h11_guard.header_timeout_protocol(10, httptools_impl.HttpToolsProtocol, fast=shortcut)
+        async with live_uvicorn.serving(app, protocol) as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request(*call("echo")))
+            results.append((*await answer(reader), ran))
+            if kind == "a bug":
+                async with asyncio.timeout(30):
+                    assert await reader.read() == b"", "a 500 closes the connection"
+            writer.close()
+        if shortcut is not None:
+            assert shortcut.served == 1
+    if kind == "a bug":  # Starlette's error page on the ASGI path, uvicorn's on the shortcut: the same status and body
+        results = [(status, {}, body, ran) for status, _, body, ran in results]
+    assert results[0] == results[1], results
+    status, _, body, ran = results[1]
+    assert (status, body, ran) == ((500, b"Internal Server Error", []) if kind == "a bug" else (200, b"done", ["ran"]))

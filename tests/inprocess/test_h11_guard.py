@@ -122,3 +122,15 @@ async def test_each_response_moves_the_deadline_on_a_busy_keep_alive_connection(
             await asyncio.sleep(gap)
         assert await read_all(reader) == b""  # idle now: closed at the deadline (read_all gives up after 10 s)
         writer.close()
+
+
+async def test_a_pipelined_request_served_past_the_deadline_is_not_cut(base: type) -> None:
+    """Two requests in one write: the second is parsed while the first is served and starts when it ends; the
+    deadline armed by the first response does not close the connection under the second's long answer."""
+    async with server(base) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answers = await read_all(reader)
+        assert answers.startswith(b"HTTP/1.1 200") and answers.count(b"HTTP/1.1 200") == 2, answers
+        assert answers.count(b"tick") == 4 and answers.endswith(b"0\r\n\r\n"), answers
+        writer.close()
