@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
@@ -73,6 +73,10 @@ class JSONBody(Response):
 
 MAX_UNASKED_NOTES = 1024
 """Notifications kept for a request that asked for none (``HttpFront._dispatch_here``); more are dropped and logged."""
+async def _now(response: Response) -> Response:
+    return response
+
+
 async def _replay(messages: list[Message]) -> AsyncIterator[bytes]:
     for message in messages:
         yield sse_event(message)
@@ -162,17 +166,19 @@ class HttpFront:
         return await self.answer_post(request.headers, msg, lambda callback: _watch_disconnect(request, callback),
                                       lambda: request)
 
-    async def answer_post(self, headers: Mapping[str, str], msg: Message, watch: Watch,
-                          request: Callable[[], Request]) -> Response:
-        """A POST whose body parsed as ``msg``: a 2025 session's (the 2025 front, given ``request()``) or a 2026 one."""
+    def answer_post(self, headers: Mapping[str, str], msg: Message, watch: Watch,
+                    request: Callable[[], Request]) -> Awaitable[Response]:
+        """A POST whose body parsed as ``msg``: a 2025 session's (the 2025 front, given ``request()``) or a 2026 one.
+        Returns the chosen front's coroutine itself (one coroutine less per request)."""
         if self.legacy_ok and self.is_legacy(headers, msg):
             assert self.legacy is not None
             # A front that reads only the header fields (LegacyHttpFront) takes them as they are: no Request built.
             by_headers = getattr(self.legacy, "handle_post_headers", None)
-            return await (by_headers(headers, msg) if by_headers is not None else self.legacy.handle_post(request(), msg))
+            return by_headers(headers, msg) if by_headers is not None else self.legacy.handle_post(request(), msg)
         if self.settings.front_era == eras.LEGACY:
-            return rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only", msg.get("id"))
-        return await self.modern(headers, msg, watch)
+            return _now(rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only",
+                                  msg.get("id")))
+        return self.modern(headers, msg, watch)
 
     @property
     def legacy_ok(self) -> bool:
@@ -219,15 +225,20 @@ class HttpFront:
             return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
         return await self.dispatch(msg, headers_context(headers), watch)
 
-    async def dispatch(self, msg: Message, ctx: CallContext, watch: Watch) -> Response:
-        """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it.
+    def dispatch(self, msg: Message, ctx: CallContext, watch: Watch) -> Awaitable[Response]:
+        """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it (a request
+        that asked for no notifications: ``_dispatch_here``)."""
+        if modern_front.answers_once(msg):
+            return self._dispatch_here(msg, ctx, watch)
+        return self._dispatch_streaming(msg, ctx, watch)
+
+    async def _dispatch_streaming(self, msg: Message, ctx: CallContext, watch: Watch) -> Response:
+        """``dispatch`` for a request that may be sent notifications.
 
         The first item (a notification or the response) settles ``first``; later ones queue for the SSE
         stream. A client disconnect before the first item settles it with None (then the call is cancelled).
         One task for the call; the connection is watched by a callback from the HTTP protocol
         (``h11_guard.disconnect_watcher``) or, under another server, by a task waiting on ``receive()``."""
-        if modern_front.answers_once(msg):
-            return await self._dispatch_here(msg, ctx, watch)
         loop = asyncio.get_running_loop()
         first: asyncio.Future[tuple[str, Message] | None] = loop.create_future()
         later: list[asyncio.Queue[tuple[str, Message]]] = []  # made once a second item comes (an SSE answer)

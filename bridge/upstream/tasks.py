@@ -25,7 +25,7 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp_eras.bridge import eras, jsonrpc
@@ -108,7 +108,13 @@ class TasksUpstream(Upstream):
             result = {**result, "capabilities": tb.legacy_capabilities(result["capabilities"], result["capabilities"])}
         return result
 
-    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+    def call(self, request: Message, ctx: CallContext, emit: Emit) -> Awaitable[Message]:  # type: ignore[override]
+        """The 2026 path's coroutine itself unless another instance or the 2025 clients' task layer may take it."""
+        if (self.remote is not None and str(request.get("method")).startswith("tasks/")) or self.legacy_clients.wants(request, ctx):
+            return self._routed(request, ctx, emit)
+        return self._modern(request, ctx, emit)
+
+    async def _routed(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         if self.remote is not None and str(request.get("method")).startswith("tasks/"):
             routed = await self.remote.route(request, ctx, emit)
             if routed is not None:
@@ -199,23 +205,26 @@ class TasksUpstream(Upstream):
         depend on the client's capabilities): any existing one, so discovery costs no extra session. A server
         without tasks needs no task session at all: the caller's own pool session tells (no second child).
         A resolved 2026 upstream has no view here (it serves the extension itself)."""
-        if self._started and getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+        modern = getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None
+        if self._started and modern:
             return None
-        for (principal, _caps), channel in self.channels.items():
-            if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
-                return channel
-        known = await self._pool_caps(ctx, request)
+        if not modern:
+            for (principal, _caps), channel in self.channels.items():
+                if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
+                    return channel
+        known = await self._pool_caps(ctx, request, modern)
         if known is not None and not tx.upstream_supports_tasks(known):
             return ServerView(known)
         if caps is None:
             caps = input_capabilities(request) if request is not None else {}
         return await self._channel_if_legacy(ctx, caps)
 
-    async def _pool_caps(self, ctx: CallContext, request: Message | None) -> dict[str, Any] | None:
+    async def _pool_caps(self, ctx: CallContext, request: Message | None, modern: bool) -> dict[str, Any] | None:
         """The 2025 server's capabilities from the inner pool's session of this caller, opened for the identity its
-        calls carry (on a cold stdio upstream: the probed child); None for a 2026 upstream."""
-        if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
-            return None  # resolved, and not a 2025 server
+        calls carry (on a cold stdio upstream: the probed child); None for a 2026 upstream (``modern``: resolved, and
+        not a 2025 server)."""
+        if modern:
+            return None
         # A ready session of this caller already: discover would return at once (its result unused), so skip it.
         known = self._ready_caps(ctx)
         if known is not None:
