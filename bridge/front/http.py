@@ -89,7 +89,12 @@ def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallCo
 def headers_context(headers: Mapping[str, str], client_era: eras.Era = eras.MODERN) -> CallContext:
     auth = headers.get("authorization")
     trace = {k: headers[k] for k in eras.TRACE_META_KEYS if k in headers}
+    if auth is None and not trace and client_era in _ANONYMOUS:
+        return _ANONYMOUS[client_era]  # frozen, and nobody writes to its empty trace: one per era serves every such call
     return CallContext(principal=CallContext.principal_of(auth), authorization=auth, trace=trace, client_era=client_era)
+
+
+_ANONYMOUS = {era: CallContext(client_era=era) for era in (eras.MODERN, eras.LEGACY)}
 
 
 async def read_body(request: Request, limit: int) -> bytes:

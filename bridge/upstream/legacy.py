@@ -124,7 +124,7 @@ class LegacyUpstream(Upstream):
         rid = request.get("id")
         try:
             response = await self._call_once(request, ctx, emit)
-            if _session_expired(response):
+            if "error" in response and _session_expired(response):
                 # 2025-11-25 basic/transports.mdx §Session Management: a 404 means the server forgot the
                 # session and did not process the request. Re-initialize and send it once more.
                 log.info("upstream %s: session expired; re-initializing and retrying %s", self.name, request["method"])
@@ -150,7 +150,8 @@ class LegacyUpstream(Upstream):
         session, exclusive = await self._session(request, ctx)
         live: LiveCall | None = None
         try:
-            await session.ensure_ready()
+            if session.state != "ready":
+                await session.ensure_ready()
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
