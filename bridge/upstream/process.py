@@ -31,8 +31,10 @@ OnExit = Callable[[int], Awaitable[None]]
 
 MAX_QUEUED_FRAMES = 1024
 """Frames of one child waiting for ``on_message`` (or behind one that is) before its stdout pipe is paused; also
-paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. While the child is
-being closed nothing pauses: frames over the cap are dropped instead (its exit needs its stdout read to the end)."""
+paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. Past the cap only what
+was read already still arrives: the rest of that read, and on uvloop (whose subprocess transport hands pipe data on
+with ``call_soon``) the reads libuv made before the pause ran. While the child is being closed nothing pauses:
+frames over the cap are dropped instead (its exit needs its stdout read to the end)."""
 
 
 class ChildProcess:
