@@ -12,6 +12,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -21,11 +22,19 @@ from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.upstream import prespawn
+from mcp_eras.bridge.upstream.stdout_lines import LineSplitter
 
 log = logging.getLogger("mcp_bridge.process")
 
 OnMessage = Callable[[Message], Awaitable[None]]
 OnExit = Callable[[int], Awaitable[None]]
+
+MAX_QUEUED_FRAMES = 1024
+"""Frames of one child waiting for ``on_message`` (or behind one that is) before its stdout pipe is paused; also
+paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. Past the cap only what
+was read already still arrives: the rest of that read, and on uvloop (whose subprocess transport hands pipe data on
+with ``call_soon``) the reads libuv made before the pause ran. While the child is being closed nothing pauses:
+frames over the cap are dropped instead (its exit needs its stdout read to the end)."""
 
 
 class ChildProcess:
@@ -71,6 +80,7 @@ class ChildProcess:
         self._supervisor: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._spawn_error: BaseException | None = None
+        self._frames: _StdoutFrames | None = None
         self.output_seen = asyncio.Event()
         """Set at the child's first line on stdout or stderr (a loading server is "ready" from then on)."""
         self._adopt: subprocess.Popen[bytes] | None = prespawn.take(self.argv, self.env, cwd)
@@ -129,6 +139,8 @@ class ChildProcess:
     async def aclose(self) -> None:
         self._closed = True
         self._ready.clear()
+        if self._frames is not None:
+            self._frames.closing()
         proc = self._proc
         if proc is not None and proc.returncode is None:
             # Spec shutdown order: close stdin, wait, SIGTERM, wait, SIGKILL.
@@ -154,19 +166,7 @@ class ChildProcess:
         backoff = self.backoff_initial
         while not self._closed:
             try:
-                adopt, self._adopt = self._adopt, None
-                self._proc = await _adopted(adopt, self.max_line_bytes) if adopt is not None else await asyncio.create_subprocess_exec(
-                    *self.argv,
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                    env=self.env,
-                    cwd=self.cwd,
-                    limit=self.max_line_bytes,
-                    # Its own session: a terminal's Ctrl-C reaches the bridge only, which then stops
-                    # the child in order (stdin closed, SIGTERM, SIGKILL) instead of both dying noisily.
-                    start_new_session=True,
-                )
+                self._proc, frames = await self._spawn()
             except OSError as exc:
                 self._spawn_error = exc
                 log.error("upstream %s: cannot spawn %s: %s", self.name, self.argv[0], exc)
@@ -181,7 +181,7 @@ class ChildProcess:
             log.info("upstream %s: started pid %s (generation %d)", self.name, self._proc.pid, self.generation)
             started_at = asyncio.get_running_loop().time()
             stderr_task = asyncio.create_task(self._pump_stderr(self._proc))
-            await self._read_stdout(self._proc)
+            await self._read_stdout(self._proc, frames)
             self._ready.clear()
             code = await self._proc.wait()
             stderr_task.cancel()
@@ -201,35 +201,34 @@ class ChildProcess:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.backoff_max)
 
-    async def _read_stdout(self, proc: asyncio.subprocess.Process) -> None:
-        assert proc.stdout is not None
-        while True:
-            try:
-                line = await proc.stdout.readline()
-            except ValueError:
-                # Line longer than the limit: the stream is unusable; kill the child.
-                log.error("upstream %s: frame over %d bytes; restarting it", self.name, self.max_line_bytes)
+    async def _spawn(self) -> tuple[Any, _StdoutFrames]:
+        """A new generation: the adopted early process (once), else a fresh one; each with a fresh stdout reader."""
+        frames = self._frames = _StdoutFrames(self)
+        adopt, self._adopt = self._adopt, None
+        if adopt is not None:
+            return await _adopted(adopt, frames, self.max_line_bytes), frames
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _ChildProtocol(frames, self.max_line_bytes, loop),
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            # Its own session: a terminal's Ctrl-C reaches the bridge only, which then stops
+            # the child in order (stdin closed, SIGTERM, SIGKILL) instead of both dying noisily.
+            start_new_session=True,
+        )
+        return asyncio.subprocess.Process(transport, protocol, loop), frames
+
+    async def _read_stdout(self, proc: Any, frames: _StdoutFrames) -> None:
+        """Hand the child's frames on in stdout order until its stdout ends (all of them handled by then)."""
+        if await frames.consume():
+            # Line longer than the limit: the stream is unusable; kill the child.
+            log.error("upstream %s: frame over %d bytes; restarting it", self.name, self.max_line_bytes)
+            with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-                return
-            except (ConnectionResetError, BrokenPipeError):
-                return
-            if not line:
-                return
-            self.output_seen.set()
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                msg = jsonrpc.parse_frame(line)
-            except jsonrpc.FrameError as exc:
-                log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", self.name, exc.message, line)
-                continue
-            try:
-                on_response = self.on_response
-                if on_response is None or "method" in msg or not on_response(msg):
-                    await self.on_message(msg)
-            except Exception:  # noqa: BLE001
-                log.exception("upstream %s: message handler failed", self.name)
 
     async def _pump_stderr(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stderr is not None
@@ -246,15 +245,184 @@ class ChildProcess:
             sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")
 
 
+class _StdoutFrames:
+    """Fd 1 of one child generation, driven by the pipe's data callback (no reader task in between).
+
+    Lines are cut (``LineSplitter``) and parsed as they arrive. A response (no ``method``) goes to ``on_response``
+    right there when no earlier frame is still queued for, or inside, ``on_message``; everything else queues, in
+    stdout order, for ``consume`` (the supervisor task), which offers queued responses first too and awaits
+    ``on_message`` for the rest, one at a time. Bounded by ``MAX_QUEUED_FRAMES`` (the pipe pauses)."""
+
+    def __init__(self, child: ChildProcess) -> None:
+        self.child = child
+        self.lines = LineSplitter(child.max_line_bytes)
+        self.transport: asyncio.ReadTransport | None = None
+        """The stdout pipe's transport (paused when the queue is full)."""
+        self.queue: deque[tuple[Message, int, bool]] = deque()
+        """(frame, its line's size, already declined by ``on_response``)."""
+        self.queued_bytes = 0
+        self.busy = False
+        """``consume`` is handling a frame: a new response must wait behind it."""
+        self.paused = False
+        self.ended = False
+        self.close_started = False
+        self.dropped = 0
+        """Frames dropped while closing (over the cap, where reading must go on to the end)."""
+        self._wake: asyncio.Future[None] | None = None
+
+    # --- the pipe's callbacks -------------------------------------------------------------------
+
+    def data(self, data: bytes) -> None:
+        if self.lines.overflow:
+            return  # read on and drop: the child is being killed, and its exit needs its stdout at an end
+        for line in self.lines.feed(data):
+            self._line(line)
+        if self.lines.overflow:
+            self.ended = True
+            self._resume()
+            self._notify()
+
+    def eof(self) -> None:
+        if not self.ended:
+            last = self.lines.finish()
+            if last:
+                self._line(last)
+            self.ended = True
+        self._notify()
+
+    def closing(self) -> None:
+        """The child is being closed: never pause again (frames over the cap are dropped from now on)."""
+        self.close_started = True
+        self._resume()
+
+    def _line(self, line: bytes) -> None:
+        child = self.child
+        child.output_seen.set()
+        line = line.strip()
+        if not line:
+            return
+        try:
+            msg = jsonrpc.parse_frame(line)
+        except jsonrpc.FrameError as exc:
+            log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", child.name, exc.message, line)
+            return
+        offered = False
+        if not self.queue and not self.busy and "method" not in msg and child.on_response is not None:
+            offered = True
+            try:
+                if child.on_response(msg):
+                    return
+            except Exception:  # noqa: BLE001
+                log.exception("upstream %s: message handler failed", child.name)
+                return
+        over = len(self.queue) >= MAX_QUEUED_FRAMES or self.queued_bytes + len(line) > child.max_line_bytes
+        if over and self.close_started:
+            if not self.dropped:
+                log.warning("upstream %s: closing; dropping its frames past %d queued", child.name, len(self.queue))
+            self.dropped += 1
+            return
+        self.queue.append((msg, len(line), offered))
+        self.queued_bytes += len(line)
+        if over:
+            self._pause()
+        self._notify()
+
+    # --- the consumer -----------------------------------------------------------------------------
+
+    async def consume(self) -> bool:
+        """Handle queued frames in order until stdout ended and all are handled; True when it ended in an overflow."""
+        child = self.child
+        queue = self.queue
+        while True:
+            while queue:
+                msg, size, offered = queue.popleft()
+                self.queued_bytes -= size
+                if self.paused and len(queue) <= MAX_QUEUED_FRAMES // 2 and self.queued_bytes <= child.max_line_bytes // 2:
+                    self._resume()
+                self.busy = True
+                try:
+                    on_response = child.on_response
+                    if offered or on_response is None or "method" in msg or not on_response(msg):
+                        await child.on_message(msg)
+                except Exception:  # noqa: BLE001
+                    log.exception("upstream %s: message handler failed", child.name)
+                finally:
+                    self.busy = False
+            if self.ended:
+                return self.lines.overflow
+            # Ends at the next queued frame, or when stdout ends (EOF, overflow); aclose cancels this task.
+            self._wake = asyncio.get_running_loop().create_future()
+            try:
+                await self._wake
+            finally:
+                self._wake = None
+
+    def _notify(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def _pause(self) -> None:
+        if not self.paused and self.transport is not None and not self.transport.is_closing():
+            self.paused = True
+            self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            if self.transport is not None and not self.transport.is_closing():
+                self.transport.resume_reading()
+
+
+class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """``create_subprocess_exec``'s protocol, except that fd 1 goes to ``_StdoutFrames`` (no ``Process.stdout``)."""
+
+    def __init__(self, frames: _StdoutFrames, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.frames = frames
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.stdout = None
+        # (uvloop's subprocess transport has this surface without deriving from asyncio.SubprocessTransport.)
+        self.frames.transport = transport.get_pipe_transport(1)  # type: ignore[attr-defined]
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self.frames.data(data)  # type: ignore[arg-type]
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.frames.eof()
+        super().pipe_connection_lost(fd, exc)
+
+
+class _PipeLines(asyncio.Protocol):
+    """An adopted child's stdout pipe into ``_StdoutFrames``."""
+
+    def __init__(self, frames: _StdoutFrames) -> None:
+        self.frames = frames
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.frames.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.frames.data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.frames.eof()
+
+
 class _Adopted:
     """A ``subprocess.Popen`` started before the event loop, with the ``asyncio.subprocess.Process`` surface
-    ``ChildProcess`` uses (pipes as asyncio streams; the exit is awaited in a thread, as asyncio's own watcher does)."""
+    ``ChildProcess`` uses (stdin and stderr as asyncio streams, stdout read by ``_StdoutFrames``; the exit is awaited
+    in a thread, as asyncio's own watcher does)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader,
-                 stderr: asyncio.StreamReader) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter, stderr: asyncio.StreamReader) -> None:
         self.popen = popen
         self.pid = popen.pid
-        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.stdin, self.stderr = stdin, stderr
         self._exit: asyncio.Future[int] = asyncio.get_running_loop().run_in_executor(None, popen.wait)
 
     @property
@@ -273,14 +441,12 @@ class _Adopted:
             self.popen.kill()
 
 
-async def _adopted(popen: subprocess.Popen[bytes], limit: int) -> Any:
+async def _adopted(popen: subprocess.Popen[bytes], frames: _StdoutFrames, limit: int) -> Any:
     loop = asyncio.get_running_loop()
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-    readers = []
-    for pipe in (popen.stdout, popen.stderr):
-        reader = asyncio.StreamReader(limit=limit)
-        await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), pipe)
-        readers.append(reader)
+    await loop.connect_read_pipe(lambda: _PipeLines(frames), popen.stdout)
+    stderr = asyncio.StreamReader(limit=limit)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stderr), popen.stderr)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    return _Adopted(popen, writer, readers[0], readers[1])
+    return _Adopted(popen, writer, stderr)

@@ -47,14 +47,15 @@ LATE_MODERN = (
 
 @pytest.fixture
 def spawns(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every child the event loop starts (``create_subprocess_exec`` goes through ``subprocess_exec`` too)."""
     seen: list[Any] = []
-    original = asyncio.create_subprocess_exec
+    original = asyncio.base_events.BaseEventLoop.subprocess_exec
 
-    async def counting(*args: Any, **kwargs: Any) -> Any:
+    async def counting(loop: Any, protocol_factory: Any, *args: Any, **kwargs: Any) -> Any:
         seen.append(args)
-        return await original(*args, **kwargs)
+        return await original(loop, protocol_factory, *args, **kwargs)
 
-    monkeypatch.setattr(asyncio, "create_subprocess_exec", counting)
+    monkeypatch.setattr(asyncio.base_events.BaseEventLoop, "subprocess_exec", counting)
     return seen
 
 
