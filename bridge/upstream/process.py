@@ -31,10 +31,9 @@ OnExit = Callable[[int], Awaitable[None]]
 
 MAX_QUEUED_FRAMES = 1024
 """Frames of one child waiting for ``on_message`` (or behind one that is) before its stdout pipe is paused; also
-paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. Past the cap only what
-was read already still arrives: the rest of that read, and on uvloop (whose subprocess transport hands pipe data on
-with ``call_soon``) the reads libuv made before the pause ran. While the child is being closed nothing pauses:
-frames over the cap are dropped instead (its exit needs its stdout read to the end)."""
+paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. Past the cap only the
+rest of the read that reached it still arrives. While the child is being closed nothing pauses: frames over the cap
+are dropped instead (its exit needs its stdout read to the end)."""
 
 
 class ChildProcess:
@@ -167,7 +166,7 @@ class ChildProcess:
         while not self._closed:
             try:
                 self._proc, frames = await self._spawn()
-            except OSError as exc:
+            except Exception as exc:  # noqa: BLE001 - OSError mostly; any failure is reported and retried, never a hang in start()
                 self._spawn_error = exc
                 log.error("upstream %s: cannot spawn %s: %s", self.name, self.argv[0], exc)
                 self._started.set()
@@ -208,18 +207,34 @@ class ChildProcess:
         if adopt is not None:
             return await _adopted(adopt, frames, self.max_line_bytes), frames
         loop = asyncio.get_running_loop()
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _ChildProtocol(frames, self.max_line_bytes, loop),
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self.env,
-            cwd=self.cwd,
-            # Its own session: a terminal's Ctrl-C reaches the bridge only, which then stops
-            # the child in order (stdin closed, SIGTERM, SIGKILL) instead of both dying noisily.
-            start_new_session=True,
-        )
+        # stdout is a pipe of our own read by ``_PipeLines``: the event loop's subprocess transport would hand its data
+        # on a loop turn later (uvloop queues pipe data with call_soon); a read pipe's protocol gets it in the callback.
+        out_r, out_w = os.pipe()
+        try:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=self.max_line_bytes, loop=loop),
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=out_w,
+                stderr=asyncio.subprocess.PIPE,
+                env=self.env,
+                cwd=self.cwd,
+                # Its own session: a terminal's Ctrl-C reaches the bridge only, which then stops
+                # the child in order (stdin closed, SIGTERM, SIGKILL) instead of both dying noisily.
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(out_r)
+            raise
+        finally:
+            os.close(out_w)  # the child holds its own copy: EOF comes when the child (and its children) let go
+        stdout = os.fdopen(out_r, "rb", buffering=0)
+        try:
+            await loop.connect_read_pipe(lambda: _PipeLines(frames), stdout)
+        except BaseException:
+            stdout.close()
+            transport.close()
+            raise
         return asyncio.subprocess.Process(transport, protocol, loop), frames
 
     async def _read_stdout(self, proc: Any, frames: _StdoutFrames) -> None:
@@ -373,33 +388,8 @@ class _StdoutFrames:
                 self.transport.resume_reading()
 
 
-class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """``create_subprocess_exec``'s protocol, except that fd 1 goes to ``_StdoutFrames`` (no ``Process.stdout``)."""
-
-    def __init__(self, frames: _StdoutFrames, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
-        self.frames = frames
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        self.stdout = None
-        # (uvloop's subprocess transport has this surface without deriving from asyncio.SubprocessTransport.)
-        self.frames.transport = transport.get_pipe_transport(1)  # type: ignore[attr-defined]
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1:
-            self.frames.data(data)  # type: ignore[arg-type]
-        else:
-            super().pipe_data_received(fd, data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.frames.eof()
-        super().pipe_connection_lost(fd, exc)
-
-
 class _PipeLines(asyncio.Protocol):
-    """An adopted child's stdout pipe into ``_StdoutFrames``."""
+    """A child's stdout pipe into ``_StdoutFrames``, from the pipe's data callback."""
 
     def __init__(self, frames: _StdoutFrames) -> None:
         self.frames = frames

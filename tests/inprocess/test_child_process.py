@@ -39,6 +39,18 @@ async def test_a_child_closed_before_it_ever_started_refuses_to_start() -> None:
         await asyncio.wait_for(child.start(), 5)
 
 
+@pytest.mark.parametrize(("argv", "env"), [(["/nonexistent/mcp-server"], None), (SILENT, {"X": 1})],
+                         ids=["missing command (OSError)", "a non-string variable (TypeError)"])
+async def test_a_command_that_cannot_be_spawned_is_refused_at_start(argv: list[str], env: Any) -> None:
+    """Any spawn failure, not only an OSError, answers start() (and is retried with backoff), never a hang."""
+    child = ChildProcess(argv, on_message=ignore, name="broken", env=env)
+    try:
+        with pytest.raises(UpstreamError, match="cannot start"):
+            await asyncio.wait_for(child.start(), 5)
+    finally:
+        await child.aclose()
+
+
 ECHO = [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()"]
 
 
@@ -406,8 +418,6 @@ async def test_a_flood_behind_a_slow_handler_pauses_the_pipe_and_loses_nothing(
         await child.aclose()
     assert resumed.is_set()
     assert got == list(range(total))
-    if how == "spawned" and "uvloop" in type(asyncio.get_running_loop()).__module__:
-        return  # uvloop hands a subprocess's pipe data on with call_soon: reads made before the pause still arrive
     assert while_paused == [], "nothing read while paused"
     assert max(queued_at_a_read) <= process.MAX_QUEUED_FRAMES, "past the cap only the rest of the read that reached it"
 
