@@ -28,7 +28,8 @@ from mcp_eras.bridge.translate import legacy_upstream as tx
 from mcp_eras.bridge.translate import listen
 from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
 from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
-from mcp_eras.bridge.upstream.legacy_driver import Deadline, LegacySession, LiveCall, now_ms
+from mcp_eras.bridge.upstream.deadline import Deadline
+from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.legacy")

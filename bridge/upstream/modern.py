@@ -36,6 +36,7 @@ from mcp_eras.bridge.sse import sse_events
 from mcp_eras.bridge.translate import errors, mirror_headers
 from mcp_eras.bridge.translate import modern_upstream as mu
 from mcp_eras.bridge.upstream import lean_http
+from mcp_eras.bridge.upstream.deadline import Deadline
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions, upstream_client
 from mcp_eras.bridge.upstream.process import ChildProcess
 
@@ -223,33 +224,43 @@ class ModernHttpUpstream(Upstream):
         wire_id = wire["id"]
         headers = self._headers(wire, ctx)
         http_timeout = self._http_timeouts[0 if timeout else 1]
+        deadline = Deadline(timeout) if timeout else None  # one timer and a check: no context manager per call
         try:
-            # asyncio's own deadline (no anyio cancel scope per call): its expiry is a TimeoutError here as well.
-            async with asyncio.timeout(timeout or None):
-                async with lean_http.post(self._client, self.url, jsonrpc.dumps(wire), headers, http_timeout,
-                                          rpc_extensions(wire.get("method"))) as resp:
-                    ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
-                    if ctype == "text/event-stream":
-                        found = await self._read_sse(resp, wire_id, caller_id, emit)
-                        if found is not None:
-                            return mu.retag_response(found, wire_id, caller_id)
-                        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
-                                                      "Upstream closed the response stream without a response")
-                    body = await resp.aread()
-                    msg: Any = None
-                    if body:
-                        with contextlib.suppress(Exception):
-                            msg = jsonrpc.loads(body)
-                    if mu.is_response_for(msg, wire_id):
-                        return mu.retag_response(msg, wire_id, caller_id)
-                    idless = mu.idless_error(msg, caller_id)
-                    if idless is not None:
-                        return idless
-                    return self._status_error(resp.status_code, caller_id, resp.headers)
+            async with lean_http.post(self._client, self.url, jsonrpc.dumps(wire), headers, http_timeout,
+                                      rpc_extensions(wire.get("method"))) as resp:
+                ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+                if ctype == "text/event-stream":
+                    found = await self._read_sse(resp, wire_id, caller_id, emit)
+                    if found is not None:
+                        return mu.retag_response(found, wire_id, caller_id)
+                    return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
+                                                  "Upstream closed the response stream without a response")
+                body = await resp.aread()
+                msg: Any = None
+                if body:
+                    with contextlib.suppress(Exception):
+                        msg = jsonrpc.loads(body)
+                if mu.is_response_for(msg, wire_id):
+                    return mu.retag_response(msg, wire_id, caller_id)
+                idless = mu.idless_error(msg, caller_id)
+                if idless is not None:
+                    return idless
+                return self._status_error(resp.status_code, caller_id, resp.headers)
+        except asyncio.CancelledError:
+            if deadline is not None and deadline.expired_here():
+                return self._timed_out(caller_id)
+            raise
         except TimeoutError:
-            return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
+            return self._timed_out(caller_id)
         except httpx.HTTPError as exc:
             raise UpstreamError(f"upstream {self.url} unreachable: {exc.__class__.__name__}: {exc}") from None
+        finally:
+            if deadline is not None:
+                deadline.close()
+
+    @staticmethod
+    def _timed_out(caller_id: RequestId) -> Message:
+        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
 
     @staticmethod
     def _status_error(status: int, caller_id: RequestId, headers: Any) -> Message:

@@ -281,7 +281,7 @@ async def test_discover_is_answered_by_the_started_session_without_a_second_spaw
 
 
 async def test_a_call_past_the_request_timeout_is_answered_and_given_up_upstream() -> None:
-    """The call's deadline (``legacy_driver.Deadline``): the client gets -32603 "did not answer in time", the
+    """The call's deadline (``deadline.Deadline``): the client gets -32603 "did not answer in time", the
     server is told (notifications/cancelled), the lease is back; an outside cancel stays a cancel."""
     bank = TransportBank()
     up = upstream(bank, request_timeout=0.3, limits=Limits(per_identity_sessions=1))

@@ -1,0 +1,34 @@
+"""A call's deadline as one timer and a check, for the task that makes it (one per relayed call)."""
+
+from __future__ import annotations
+
+import asyncio
+
+
+class Deadline:
+    """``asyncio.timeout`` for the task that makes it, as a timer and a check instead of a context manager (one per
+    relayed call): when ``delay`` seconds pass the task is cancelled; ``expired_here(exc)`` then tells that
+    cancellation from any other (and takes it back), so the caller answers a timeout and still honours an
+    outside cancel. ``close()`` stops the timer; call it on every way out."""
+
+    __slots__ = ("_task", "_cancelling", "_handle", "_expired")
+
+    def __init__(self, delay: float, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        loop = loop or asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
+        assert task is not None
+        self._task = task
+        self._cancelling = task.cancelling()
+        self._expired = False
+        self._handle = loop.call_later(delay, self._expire)
+
+    def _expire(self) -> None:
+        self._expired = True
+        self._task.cancel()
+
+    def expired_here(self) -> bool:
+        """On a CancelledError: whether it is this deadline's (then the cancel request is withdrawn)."""
+        return self._expired and self._task.uncancel() <= self._cancelling
+
+    def close(self) -> None:
+        self._handle.cancel()
