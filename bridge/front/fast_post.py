@@ -124,7 +124,8 @@ class FastCycle:
     only for an answer that needs them (``asgi``: a streaming response, a 500, a 2025 front without header access)."""
 
     __slots__ = ("protocol", "transport", "flow", "default_headers", "keep_alive", "on_response", "body", "more_body",
-                 "response_started", "response_complete", "disconnected", "method", "url", "headers", "index", "http_version", "_asgi")
+                 "response_started", "response_complete", "disconnected", "method", "url", "headers", "index", "http_version",
+                 "task", "_asgi")
     message_event = NO_EVENT
 
     def __init__(self, protocol: Any, method: bytes, index: dict[str, str], keep_alive: bool) -> None:
@@ -143,6 +144,8 @@ class FastCycle:
         self.index = index
         """The head's fields by name (``FastPost.accepts``)."""
         self.http_version = protocol.parser.get_http_version()
+        self.task: asyncio.Task[None] | None = None
+        """The task serving it (in the server's task set until ``finish``)."""
         self._asgi: Any = None
 
     def asgi(self) -> Any:
@@ -171,10 +174,13 @@ class FastCycle:
         return self._asgi
 
     def finish(self) -> None:
-        """The request is over: no later callback reports its response complete (as uvicorn's ``run_asgi`` ends)."""
+        """The request is over: no later callback reports its response complete (as uvicorn's ``run_asgi`` ends), and
+        its task leaves the server's task set."""
         self.on_response = _nothing
         if self._asgi is not None:
             self._asgi.on_response = _nothing
+        if self.task is not None:
+            self.protocol.tasks.discard(self.task)
 
 
 def _request(cycle: Any, index: dict[str, str]) -> Request:

@@ -101,9 +101,10 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
                 if cycle.response_complete:
                     return
                 cycle.more_body = False
-                task = self.loop.create_task(shortcut.serve(cycle, cycle.index, self.watch_disconnect))
-                task.add_done_callback(self.tasks.discard)
-                self.tasks.add(task)
+                # Tracked as uvicorn tracks a request's task (shutdown waits for it); the task takes itself out when
+                # it ends (``FastCycle.finish``): no done callback, so no loop turn after the answer.
+                cycle.task = self.loop.create_task(shortcut.serve(cycle, cycle.index, self.watch_disconnect))
+                self.tasks.add(cycle.task)
 
         elif hasattr(parent, "on_header"):
             def on_header(self, name: bytes, value: bytes) -> None:

@@ -31,10 +31,14 @@ class Counting(fast_post.FastPost):
         super().__init__(front, path)
         self.served = 0
         self.writes: list[list[bytes]] = []
+        self.tasks: set[Any] = set()
+        """The server's set of request tasks."""
         """Per request served: each ``transport.write`` of its answer."""
 
     async def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> None:
         self.served += 1
+        self.tasks = cycle.protocol.tasks
+        assert cycle.task in self.tasks  # tracked as uvicorn tracks a request's task (until the request ends)
         cycle.transport = WriteSpy(cycle.transport, [])
         self.writes.append(cycle.transport.writes)
         await super().serve(cycle, index, watch)
@@ -154,7 +158,8 @@ async def test_keep_alive_and_pipelined_requests() -> None:
             status, _, body = await answer(reader)
             assert status == 200 and orjson.loads(body)["result"]["content"][0]["text"] == f"hi {rid}"
         writer.close()
-    assert shortcut is not None and shortcut.served >= 3  # pipelined requests behind a running one take the ASGI path
+        assert shortcut is not None and not shortcut.tasks  # each answered request's task has left the server's set
+    assert shortcut.served >= 3  # pipelined requests behind a running one take the ASGI path
 
 
 async def test_hanging_up_cancels_the_call_on_the_shortcut() -> None:
