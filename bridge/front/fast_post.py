@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from itertools import chain
 from typing import Any
 
 from starlette.requests import Request
@@ -57,8 +58,10 @@ class FastPost:
         """The request head's header index when this request takes the shortcut, else None."""
         if method != b"POST" or url != self.raw_path:
             return None
-        # the first value of a repeated field wins, as in Starlette's Headers
-        index = {name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(headers)}
+        # The first value of a repeated field wins, as in Starlette's Headers. One decode for the whole head: llhttp
+        # refuses NUL in field names and values, so it separates them.
+        fields = b"\0".join(chain.from_iterable(reversed(headers))).decode("latin-1").split("\0")
+        index = dict(zip(fields[0::2], fields[1::2], strict=False))
         if not _REFUSED_NAMES.isdisjoint(index):
             return None
         if ("mcp-session-id" in index or index.get("mcp-protocol-version") not in eras.MODERN_VERSIONS) \

@@ -372,3 +372,15 @@ async def test_answers_that_need_asgi_are_the_same_on_the_shortcut(kind: str) ->
     assert results[0] == results[1], results
     status, _, body, ran = results[1]
     assert (status, body, ran) == ((500, b"Internal Server Error", []) if kind == "a bug" else (200, b"done", ["ran"]))
+
+
+def test_the_head_index_keeps_the_first_of_a_repeated_field_and_empty_values() -> None:
+    """``FastPost.accepts`` indexes the head as Starlette's Headers reads it (first value wins), Latin-1 decoded."""
+    shortcut = fast_post.FastPost(build_app(Settings(max_body_bytes=4096), FakeUpstream()).state.front, "/mcp")
+    head = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"), (b"content-length", b"2"),
+            (b"mcp-protocol-version", MODERN.encode()), (b"x-empty", b""), (b"mcp-name", b"first"),
+            (b"mcp-name", b"second"), (b"x-latin", "caf\u00e9".encode("latin-1"))]
+    index = shortcut.accepts(b"POST", b"/mcp", head)
+    assert index == {"host": "127.0.0.1", "content-type": "application/json", "content-length": "2",
+                     "mcp-protocol-version": MODERN, "x-empty": "", "mcp-name": "first", "x-latin": "caf\u00e9"}
+    assert shortcut.accepts(b"GET", b"/mcp", head) is None and shortcut.accepts(b"POST", b"/other", head) is None
