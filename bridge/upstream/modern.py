@@ -320,6 +320,7 @@ class ModernStdioUpstream(Upstream):
         self._started = process is not None
         if process is not None:
             process.on_message, process.on_exit, process.quiet, process.name = self._on_message, self._on_exit, False, name
+            process.on_response = self._on_response
             self._proc = process
             return
         self._proc = ChildProcess(
@@ -334,6 +335,7 @@ class ModernStdioUpstream(Upstream):
             backoff_max=settings.respawn_backoff_max,
             name=name,
         )
+        self._proc.on_response = self._on_response  # responses reach their call from the pipe's callback
 
     @property
     def process(self) -> ChildProcess:
@@ -406,12 +408,17 @@ class ModernStdioUpstream(Upstream):
         self._discover.clear()
         self._fail_all(f"upstream process exited with {code}")
 
+    def _on_response(self, msg: Message) -> bool:
+        """A response goes to the call it answers, or nowhere (``ChildProcess.on_response``: taken, always)."""
+        rid = msg.get("id")
+        entry = self._pending.get(rid) if isinstance(rid, int) else None
+        if entry is not None and not entry.future.done():
+            entry.future.set_result(msg)
+        return True
+
     async def _on_message(self, msg: Message) -> None:
         if jsonrpc.is_response(msg):
-            rid = msg.get("id")
-            entry = self._pending.get(rid) if isinstance(rid, int) else None
-            if entry is not None and not entry.future.done():
-                entry.future.set_result(msg)
+            self._on_response(msg)
             return
         if jsonrpc.is_request(msg):
             # 2026 servers MUST NOT send requests; answer so a confused server does not hang.
