@@ -4,6 +4,7 @@ with labels. Pure: no I/O, no clock; the fleet records into one ``Metrics`` and 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -107,10 +108,9 @@ class Metrics:
 
     @staticmethod
     def _observe(h: _Histogram, series: list[float], value: float) -> None:
-        for i, bound in enumerate(h.buckets):
-            if value <= bound:
-                series[i] += 1
-                break
+        i = bisect_left(h.buckets, value)  # the first bucket whose bound is >= value (the buckets are sorted)
+        if i < len(h.buckets):
+            series[i] += 1
         series[-2] += value
         series[-1] += 1
 

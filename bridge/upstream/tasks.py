@@ -173,7 +173,8 @@ class TasksUpstream(Upstream):
         channel = await self._view(ctx, caps, request)
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
-        supported = tx.upstream_supports_tasks(channel.server_caps)
+        # A ServerView is made only for a server that does not support tasks (``_view``)
+        supported = not isinstance(channel, ServerView) and tx.upstream_supports_tasks(channel.server_caps)
         if method in eras.TASKS_EXTENSION_METHODS:
             if not supported:
                 return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")

@@ -37,6 +37,16 @@ def test_metrics_exposition_round_trips() -> None:
         m.inc("requests_total", {"server": "a"})
 
 
+def test_histogram_buckets_count_a_value_at_a_bound_in_that_bucket() -> None:
+    """Prometheus ``le`` buckets: a value equal to a bound counts in it; past the last bound only in +Inf."""
+    m = Metrics()
+    m.histogram("latency_seconds", "Latency.", ("server",), buckets=(1.0, 0.1))  # given unsorted
+    for v in (0.0, 0.1, 0.10000001, 1.0, 1.5):
+        m.observe("latency_seconds", {"server": "a"}, v)
+    buckets = {lbl["le"]: v for lbl, v in parse_text(m.render())["mcp_bridge_latency_seconds_bucket"]}
+    assert buckets == {"0.1": 2, "1": 4, "+Inf": 5}
+
+
 def test_metrics_by_label_values_render_as_by_label_dicts() -> None:
     """The hot path's ``inc_values``/``observe_values`` (label values in label order) land in the same series
     as ``inc``/``observe`` with label dicts, and refuse a wrong number of values."""
