@@ -7,7 +7,7 @@ import asyncio
 
 class Deadline:
     """``asyncio.timeout`` for the task that makes it, as a timer and a check instead of a context manager (one per
-    relayed call): when ``delay`` seconds pass the task is cancelled; ``expired_here(exc)`` then tells that
+    relayed call): when ``delay`` seconds pass the task is cancelled; ``expired_here()`` then tells that
     cancellation from any other (and takes it back), so the caller answers a timeout and still honours an
     outside cancel. ``close()`` stops the timer; call it on every way out."""
 
