@@ -43,10 +43,11 @@ SSE_RETRY_MS = 1000
 
 
 PRIME_HOLD = 0.02
-"""Seconds a primed POST stream holds its priming event for the call's first message, so a call answered that
-fast goes out as one write (head, priming, answer, end) instead of two. The priming still precedes every
-message, and any call that takes longer gets it after this hold (2025-11-25 basic/transports.mdx §Sending
-Messages to the Server item 6: the id that lets a dropped client resume)."""
+"""Seconds the POST of a call that may run long (``tools/call``, ``prompts/get``, ``resources/read``) waits for the
+call's first message before it answers. A call answered within the hold with nothing before its answer is answered
+as one JSON body (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5: either form is the server's
+choice); otherwise the answer is an SSE stream whose priming event goes out at once, before every message (item 6:
+the id that lets a dropped client resume)."""
 
 
 SWEEP_MIN = 64
@@ -226,13 +227,17 @@ class LegacyHttpFront:
 
         task.add_done_callback(finish)
         if mrtr.is_mrtr_method(msg["method"]):
-            # Calls that may run long or need client input answer on SSE at once, primed with an event id
-            # so a dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel).
-            # The request's task runs first (its upstream call goes out now); this response is built meanwhile.
-            await asyncio.sleep(0)
-            return self._sse(stream, 0, prime=True)
-        # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
-        await stream.wait_started()
+            # Calls that may run long or need client input: a call answered within PRIME_HOLD, with nothing
+            # before its answer, is answered as JSON; anything else answers on SSE, primed with an event id so a
+            # dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel). The request's
+            # task runs first: its upstream call is under way while this waits.
+            if not stream.closed:
+                await stream.changed(PRIME_HOLD)
+            if not (stream.closed and len(stream.events) <= 1):
+                return self._sse(stream, 0, prime=True)
+        else:
+            # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
+            await stream.wait_started()
         if stream.closed and len(stream.events) <= 1:
             slot.streams.pop(stream.key, None)
             if stream.events:
@@ -255,9 +260,8 @@ class LegacyHttpFront:
             try:
                 lead = b""
                 if prime:
+                    # The POST's handler has held the priming already (PRIME_HOLD): it goes out now.
                     lead = sse_priming(f"{key}.{after}", SSE_RETRY_MS)
-                    if not stream.events and not stream.closed:
-                        await stream.changed(PRIME_HOLD)
                     if not stream.events:
                         yield lead
                         lead = b""

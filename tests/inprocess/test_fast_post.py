@@ -208,6 +208,8 @@ async def legacy_session(fast: bool) -> tuple[list[tuple[int, dict[str, str], by
         for frame, session in [({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid),
                                ({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "file:///a"}}, sid),
                                ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "log"}}, sid),
+                               ({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                                 "params": {"name": "jumpy", "_meta": {"progressToken": "p"}}}, sid),
                                ({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "file:///a"}}, "nope"),
                                ({"jsonrpc": "2.0", "id": 5, "method": "ping"}, None)]:
             writer.write(legacy_post(frame, session))
@@ -221,8 +223,9 @@ async def test_2025_sessions_on_the_shortcut_answer_as_on_the_asgi_path() -> Non
     slow, _ = await legacy_session(fast=False)
     quick, shortcut = await legacy_session(fast=True)
     assert shortcut is not None and shortcut.served == len(quick)
-    assert [s for s, *_ in quick] == [200, 202, 200, 200, 404, 400]
-    assert quick[3][1]["content-type"].startswith("text/event-stream")  # tools/call answers on SSE (may ask the client)
+    assert [s for s, *_ in quick] == [200, 202, 200, 200, 200, 404, 400]
+    assert quick[3][1]["content-type"] == "application/json"  # a tools/call answered at once, nothing before it
+    assert quick[4][1]["content-type"].startswith("text/event-stream")  # progress before the answer: SSE
     for n, (a, b) in enumerate(zip(slow, quick, strict=True)):
         assert a == b, n
 
@@ -285,12 +288,10 @@ async def test_a_2025_call_answered_at_once_is_one_write(monkeypatch: pytest.Mon
         status, headers, body = await answer(reader)
         writer.close()
     assert shortcut is not None
-    assert status == 200 and headers["content-type"].startswith("text/event-stream")
-    priming, event = body.decode().strip().split("\n\n")
-    assert priming.startswith("retry: ") and priming.endswith("\ndata: ")
-    assert orjson.loads(event.split("data: ", 1)[1])["result"]["content"] == [{"type": "text", "text": "x"}]
-    [write] = shortcut.writes[-1]  # head, priming, the answer and the stream's end together
-    assert write.startswith(b"HTTP/1.1 200 OK\r\n") and write.endswith(b"\r\n0\r\n\r\n")
+    assert status == 200 and headers["content-type"] == "application/json"  # nothing before the answer: no stream
+    assert orjson.loads(body)["result"]["content"] == [{"type": "text", "text": "x"}]
+    [write] = shortcut.writes[-1]  # head and answer together
+    assert write.startswith(b"HTTP/1.1 200 OK\r\n") and write.endswith(body)
 
 
 async def test_a_2025_call_that_asks_the_client_streams_on_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:

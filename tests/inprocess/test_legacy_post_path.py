@@ -2,9 +2,10 @@
 decides the answer runs first, and what only serves the answer's transport stays off the upstream's way.
 
 At one request in flight the client waits for every step between reading its POST and writing the answer, so
-these tests pin the order of those steps: no ``Request`` built for the 2025 front, the upstream call under way
-before the SSE answer is assembled, the answer on its stream before the request task's bookkeeping, and the
-answer's event stream closed by the body itself (not by the loop's async-generator finalizer)."""
+these tests pin the order of those steps: no ``Request`` built for the 2025 front, a call answered at once as one
+JSON body, the upstream call under way before the SSE answer is assembled, the answer on its stream before the
+request task's bookkeeping, and the answer's event stream closed by the body itself (not by the loop's
+async-generator finalizer)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import legacy_front_fakes as fakes
+import orjson
 import pytest
 
 from mcp_eras.bridge.config import Settings
@@ -56,8 +58,21 @@ async def test_the_2025_front_is_answered_from_the_header_fields(front: Any) -> 
         raise AssertionError("the 2025 front reads the header fields; no Request is built for it")
 
     response = await http.answer_post(headers, call(1, "echo"), lambda _callback: lambda: None, no_request)
+    # Answered within the hold, with nothing before the answer: one JSON body, no stream.
+    assert not isinstance(response, SSEResponse) and response.media_type == "application/json"
+    assert orjson.loads(response.body)["result"]["content"] == [{"type": "text", "text": "echo"}]
+    assert not next(iter(legacy.sessions.values())).streams.keys() - {"g"}  # nothing kept for a replay
+
+
+async def test_a_call_that_sends_something_before_its_answer_streams_it(front: Any) -> None:
+    legacy, _upstream, headers = front
+    jumpy = call(1, "jumpy")
+    jumpy["params"]["_meta"] = {"progressToken": "t"}
+    response = await legacy.handle_post_headers(headers, jumpy)
     assert isinstance(response, SSEResponse)
-    await drain(response)
+    [chunk] = await drain(response)  # answered at once: priming, the progress and the answer in one chunk
+    assert chunk.startswith(b"retry: 1000\nid: p1.0\n") and chunk.count(b"notifications/progress") == 3
+    assert b'"done"' in chunk
 
 
 async def test_the_upstream_call_is_under_way_before_the_answer_is_assembled(front: Any) -> None:
@@ -87,27 +102,32 @@ async def test_the_answer_reaches_its_stream_before_the_task_ends(front: Any) ->
     assert not session.tasks and session.state.inflight == []
 
 
-@pytest.mark.parametrize("name", ["echo", "slow"])
+@pytest.mark.parametrize("name", ["jumpy", "slow"])
 async def test_an_answered_call_leaves_no_stream_generator_to_the_loop(front: Any, name: str,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     legacy, upstream, headers = front
     monkeypatch.setattr(legacy_http, "PRIME_HOLD", 0.0)  # "slow": primed first, answered on a later chunk
+    request = call(1, name)
+    request["params"]["_meta"] = {"progressToken": "t"}  # "jumpy": progress before its answer, so SSE
     finalized: list[Any] = []
     hooks = sys.get_asyncgen_hooks()
     sys.set_asyncgen_hooks(firstiter=hooks.firstiter, finalizer=finalized.append)
     try:
-        response = await legacy.handle_post_headers(headers, call(1, name))
+        response = await legacy.handle_post_headers(headers, request)
         chunks = await drain(response, upstream.release.set)
     finally:
         sys.set_asyncgen_hooks(*hooks)
-    assert f'"{name}"'.encode() in chunks[-1] and len(chunks) == (1 if name == "echo" else 2)
+    assert f'"{"done" if name == "jumpy" else name}"'.encode() in chunks[-1] and len(chunks) == (1 if name == "jumpy" else 2)
     # Unclosed, the stream's batches generator would be closed by the loop's finalizer hook: a wake-up from
     # another thread's way in (call_soon_threadsafe) and a task per answered call.
     assert finalized == []
 
 
 async def drain(response: Any, after_first: Callable[[], object] = lambda: None) -> list[bytes]:
-    """Read the SSE body as the HTTP shortcut does: up to the chunk marked final, then close it."""
+    """Read the SSE body as the HTTP shortcut does: up to the chunk marked final, then close it (a JSON answer: its
+    body)."""
+    if not isinstance(response, SSEResponse):
+        return [response.body]
     body = response.body_iterator
     chunks: list[bytes] = []
     try:
