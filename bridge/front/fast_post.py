@@ -33,6 +33,7 @@ from uvicorn.protocols.http.h11_impl import STATUS_PHRASES
 
 from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.jsonrpc import FrameError
 
@@ -199,6 +200,14 @@ def write_whole(cycle: Any, response: Response) -> None:
     if cycle.disconnected:
         return
     body = response.body
+    if type(response) is JSONBody and cycle.keep_alive:
+        head = _json_head(cycle.default_headers, response.status_code)
+        if head is not None:
+            cycle.response_started = True
+            cycle.transport.write(b"%s%d%s%s" % (head, len(body), _JSON_TAIL, body))
+            cycle.response_complete = True
+            cycle.on_response()
+            return
     content = [STATUS_LINE.get(response.status_code) or b"HTTP/1.1 %d \r\n" % response.status_code]
     for name, value in (*cycle.default_headers, *response.raw_headers):
         if name == b"connection" and b"close" in value.lower():
@@ -263,6 +272,25 @@ def _complete(cycle: Any) -> None:
     if not cycle.keep_alive:
         cycle.transport.close()
     cycle.on_response()
+
+
+_JSON_TAIL = b"\r\ncontent-type: application/json\r\n\r\n"
+_json_heads: dict[int, tuple[list[tuple[bytes, bytes]], bytes | None]] = {}
+"""Per status: the server's default header list (uvicorn makes a new one when its Date changes) and the head of a
+``JSONBody`` answer up to its length, as ``write_whole`` writes it field by field; None when a default field closes
+the connection (then the field-by-field path decides)."""
+
+
+def _json_head(defaults: list[tuple[bytes, bytes]], status: int) -> bytes | None:
+    cached = _json_heads.get(status)
+    if cached is not None and cached[0] is defaults:
+        return cached[1]
+    head: bytes | None = None
+    if not any(name == b"connection" for name, _v in defaults):
+        line = STATUS_LINE.get(status) or b"HTTP/1.1 %d \r\n" % status
+        head = line + b"".join(b"%s: %s\r\n" % field for field in defaults) + b"content-length: "
+    _json_heads[status] = (defaults, head)
+    return head
 
 
 STATUS_LINE = {code: b"HTTP/1.1 %d %s\r\n" % (code, phrase) for code, phrase in STATUS_PHRASES.items()}

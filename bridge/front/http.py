@@ -24,6 +24,7 @@ from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
+from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
@@ -56,19 +57,6 @@ def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None
     if headers is None:
         return JSONBody(jsonrpc.dumps(msg), status)
     return Response(jsonrpc.dumps(msg), status_code=status, media_type="application/json", headers=headers)
-
-
-class JSONBody(Response):
-    """A serialized JSON answer: the same status, headers and body as ``Response(body, media_type=
-    "application/json")``, without assembling its headers from the media type on every call."""
-
-    media_type = "application/json"
-
-    def __init__(self, body: bytes, status_code: int = 200) -> None:  # noqa: D107 - see the class
-        self.status_code = status_code
-        self.body = body
-        self.background = None
-        self.raw_headers = [(b"content-length", b"%d" % len(body)), (b"content-type", b"application/json")]
 
 
 MAX_UNASKED_NOTES = 1024

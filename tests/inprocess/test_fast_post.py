@@ -385,3 +385,45 @@ def test_the_head_index_keeps_the_first_of_a_repeated_field_and_empty_values() -
     assert index == {"host": "127.0.0.1", "content-type": "application/json", "content-length": "2",
                      "mcp-protocol-version": MODERN, "x-empty": "", "mcp-name": "first", "x-latin": "caf\u00e9"}
     assert shortcut.accepts(b"GET", b"/mcp", head) is None and shortcut.accepts(b"POST", b"/other", head) is None
+
+
+def test_a_json_answer_is_written_as_the_field_by_field_path_writes_it() -> None:
+    """``write_whole`` keeps a JSON answer's head per status and per default header list: uvicorn makes a new list
+    when its Date changes, so the next answer carries the new date; a default field that closes the connection
+    is left to the field-by-field path."""
+    from starlette.responses import Response
+
+    from mcp_eras.bridge.front.json_body import JSONBody
+
+    class Cycle:
+        disconnected = False
+        message_event = fast_post.NO_EVENT
+
+        def __init__(self, defaults: list[tuple[bytes, bytes]], keep_alive: bool = True) -> None:
+            self.default_headers, self.keep_alive = defaults, keep_alive
+            self.written: list[bytes] = []
+            self.transport = self
+            self.completed = 0
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            self.written.append(data)
+
+        def close(self) -> None:
+            self.closed = True
+
+        def on_response(self) -> None:
+            self.completed += 1
+
+    body = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    for date in (b"Wed, 02 Dec 2026 10:00:00 GMT", b"Wed, 02 Dec 2026 10:00:01 GMT"):
+        defaults = [(b"date", date), (b"server", b"t")]
+        for status in (200, 202, 404):
+            quick, slow = Cycle(defaults), Cycle(defaults)
+            fast_post.write_whole(quick, JSONBody(body, status))
+            fast_post.write_whole(slow, Response(body, status, media_type="application/json"))
+            assert quick.written == slow.written and len(quick.written) == 1 and quick.completed == 1
+            assert b"date: " + date in quick.written[0] and quick.written[0].endswith(b"\r\n\r\n" + body)
+    closing = Cycle([(b"connection", b"close")])
+    fast_post.write_whole(closing, JSONBody(body))
+    assert closing.closed and closing.completed == 1 and closing.written[0].count(b"connection: close") == 1
