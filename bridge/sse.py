@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -163,6 +164,41 @@ class SseParser:
                          None if self._id is None else self._id.decode("utf-8", "replace"), self._retry)
         self._event, self._data, self._id, self._retry, self._size = None, [], None, None, 0
         return event
+
+
+class ResponseEvents:
+    """The events of a response body, a batch per part of the body read: ``sse_events`` without an async generator
+    per response (its first-iteration hook, its finalizer and its close) when the response can be read a part at a
+    time (``lean_http.LeanResponse.read_some``); any other response is read through its ``aiter_bytes``."""
+
+    __slots__ = ("_read", "_chunks", "_parser", "_ended")
+
+    def __init__(self, response: Any, max_event: int = MAX_EVENT) -> None:
+        self._read: Callable[[], Awaitable[bytes]] | None = getattr(response, "read_some", None)
+        self._chunks: AsyncIterator[bytes] | None = response.aiter_bytes() if self._read is None else None
+        self._parser = SseParser(max_event)
+        self._ended = False
+
+    async def next(self) -> list[SseEvent] | None:
+        """The events the next part of the body completes (maybe none); None once the body and its events are over."""
+        if self._ended:
+            return None
+        if self._read is not None:
+            chunk: bytes | None = await self._read() or None
+        else:
+            assert self._chunks is not None
+            chunk = await anext(self._chunks, None)
+        if chunk is not None:
+            return self._parser.feed(chunk)
+        self._ended = True
+        return self._parser.end()
+
+    async def aclose(self) -> None:
+        """Stop reading early (the caller has what it needed)."""
+        self._ended = True
+        chunks = getattr(self._chunks, "aclose", None)
+        if chunks is not None:
+            await chunks()
 
 
 async def sse_events(chunks: AsyncIterator[bytes], max_event: int = MAX_EVENT) -> AsyncIterator[SseEvent]:

@@ -325,15 +325,22 @@ class LeanResponse:
         return data
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        while data := await self.read_some():
+            yield data
+
+    async def read_some(self) -> bytes:
+        """The next part of the body, as soon as there is one; b"" once all of it has been read. ``aiter_bytes``
+        one step at a time, for a reader that keeps no async generator per response (``sse.ResponseEvents``)."""
         conn = self._conn
         while not self.complete:
             data = self._take()
             if data:
-                yield data
-            elif not self.complete:
+                return data
+            if not self.complete:
                 if conn.eof:
                     raise conn.broken("upstream closed the connection mid-body")
                 await conn.more()
+        return b""
 
     async def aread(self, limit: int = MAX_BODY) -> bytes:
         """The whole body; ``BodyTooLarge`` past ``limit`` bytes."""

@@ -22,7 +22,7 @@ import httpx
 from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
-from mcp_eras.bridge.sse import sse_events
+from mcp_eras.bridge.sse import ResponseEvents, sse_events
 from mcp_eras.bridge.translate import era_probe, errors
 from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions
@@ -297,15 +297,17 @@ class StreamableHttpTransport(LegacyTransport):
                         await self._deliver(_error_for(rid, message, data), rid)
                     return
                 if ctype.startswith("text/event-stream"):
-                    async for ev in sse_events(resp.aiter_bytes()):
-                        if not ev.data:
-                            continue
-                        frame = _try_json(ev.data)
-                        if not isinstance(frame, dict):
-                            continue
-                        if jsonrpc.is_response(frame) and frame.get("id") == rid:
-                            answered = True
-                        await self._pass(frame, rid)
+                    events = ResponseEvents(resp)
+                    while (batch := await events.next()) is not None:
+                        for ev in batch:
+                            if not ev.data:
+                                continue
+                            frame = _try_json(ev.data)
+                            if not isinstance(frame, dict):
+                                continue
+                            if jsonrpc.is_response(frame) and frame.get("id") == rid:
+                                answered = True
+                            await self._pass(frame, rid)
                 elif ctype.startswith("application/json"):
                     frame = _try_json(await resp.aread())
                     if isinstance(frame, dict):

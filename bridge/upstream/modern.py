@@ -32,7 +32,7 @@ from mcp_eras.bridge.eras import (
     MODERN,
 )
 from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.sse import sse_events
+from mcp_eras.bridge.sse import ResponseEvents
 from mcp_eras.bridge.translate import errors, mirror_headers
 from mcp_eras.bridge.translate import modern_upstream as mu
 from mcp_eras.bridge.upstream import lean_http
@@ -267,22 +267,27 @@ class ModernHttpUpstream(Upstream):
         return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
     async def _read_sse(self, resp: Any, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
-        async for event in sse_events(resp.aiter_bytes()):
-            if not event.data:
-                continue
-            try:
-                msg = jsonrpc.parse_frame(event.data)
-            except jsonrpc.FrameError:
-                log.warning("upstream sent a malformed SSE frame: %.200r", event.data)
-                continue
-            if jsonrpc.is_response(msg):
-                if msg.get("id") == wire_id:
-                    return msg
-                continue
-            if jsonrpc.is_notification(msg):
-                await emit(mu.retag_notification(msg, wire_id, caller_id))
-            # 2026 servers never send requests; ignore any.
-        return None
+        events = ResponseEvents(resp)
+        try:
+            while (batch := await events.next()) is not None:
+                for event in batch:
+                    if not event.data:
+                        continue
+                    try:
+                        msg = jsonrpc.parse_frame(event.data)
+                    except jsonrpc.FrameError:
+                        log.warning("upstream sent a malformed SSE frame: %.200r", event.data)
+                        continue
+                    if jsonrpc.is_response(msg):
+                        if msg.get("id") == wire_id:
+                            return msg
+                        continue
+                    if jsonrpc.is_notification(msg):
+                        await emit(mu.retag_notification(msg, wire_id, caller_id))
+                    # 2026 servers never send requests; ignore any.
+            return None
+        finally:
+            await events.aclose()
 
 
 # ==============================================================================================

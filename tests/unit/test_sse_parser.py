@@ -8,7 +8,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from mcp_eras.bridge.sse import EventTooLarge, SseEvent, SseParser, iter_sse, sse_event, sse_events, sse_priming
+from mcp_eras.bridge.sse import (
+    EventTooLarge,
+    ResponseEvents,
+    SseEvent,
+    SseParser,
+    iter_sse,
+    sse_event,
+    sse_events,
+    sse_priming,
+)
 
 STREAM = (b": keep-alive\n\n" + sse_priming("ev-1", 1500) + b"event: message\ndata: {\"a\":1}\n\n"
           + b"data: line one\ndata:line two\ndata\n\n" + sse_event({"jsonrpc": "2.0", "method": "x"}, "ev-2")
@@ -92,3 +101,62 @@ def test_the_line_parser_and_the_bytes_parser_agree() -> None:
     by_line, by_bytes = asyncio.run(both())
     assert by_line == by_bytes
     assert [(e.event, e.data, e.id, e.retry) for e in by_bytes] == EVENTS
+
+
+class PartReader:
+    """A response read a part at a time (as ``lean_http.LeanResponse.read_some``): b"" once it is over."""
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.parts = list(parts)
+        self.reads = 0
+
+    async def read_some(self) -> bytes:
+        self.reads += 1
+        return self.parts.pop(0) if self.parts else b""
+
+
+class ChunkStream:
+    """Any other response: its ``aiter_bytes`` (an empty chunk in the middle is not the end)."""
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.parts = parts
+        self.closed = False
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        try:
+            for part in self.parts:
+                yield part
+        finally:
+            self.closed = True
+
+
+async def read_all(events: ResponseEvents) -> list[tuple[str, str, str | None, int | None]]:
+    out: list[SseEvent] = []
+    while (batch := await events.next()) is not None:
+        out += batch
+    assert await events.next() is None  # over stays over
+    return [(e.event, e.data, e.id, e.retry) for e in out]
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_a_response_read_by_parts_gives_the_events_of_the_whole(eol: bytes) -> None:
+    wire = STREAM.replace(b"\n", eol)
+    for cut in range(1, len(wire), 7):
+        parts = [wire[:cut], wire[cut:]]
+        reader = PartReader(parts)
+        assert asyncio.run(read_all(ResponseEvents(reader))) == EVENTS, cut
+        assert reader.reads == 3  # two parts, then the end
+        assert asyncio.run(read_all(ResponseEvents(ChunkStream([parts[0], b"", parts[1]])))) == EVENTS, cut
+
+
+def test_a_response_left_early_is_closed() -> None:
+    async def first_then_close() -> tuple[list[SseEvent], ChunkStream]:
+        stream = ChunkStream([sse_event({"a": 1}), sse_event({"b": 2})])
+        events = ResponseEvents(stream)
+        first = await events.next()
+        await events.aclose()
+        assert await events.next() is None
+        return first or [], stream
+
+    first, stream = asyncio.run(first_then_close())
+    assert [e.data for e in first] == ['{"a":1}'] and stream.closed
