@@ -36,9 +36,9 @@ from mcp_eras.bridge.upstream.lean_wire import (
     MAX_BODY,
     MAX_HEAD,
     BodyTooLarge,
+    HeadCache,
     HeadTooLarge,
     framing,
-    parse_head,
 )
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "BodyTooLarge", "HeadTooLarge", "LeanPool", "LeanResponse", "begin", "lean_pool", "post"]
@@ -48,6 +48,9 @@ _HIGH_WATER = 256 * 1024
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})
 """Caller header names this client sets itself."""
+
+HEADS = HeadCache()
+"""Response heads parsed lately (``lean_wire.HeadCache``: at most 32 of up to 1 KiB each)."""
 
 
 class _Conn(asyncio.Protocol):
@@ -161,7 +164,7 @@ class _Conn(asyncio.Protocol):
                 raise HeadTooLarge(f"upstream response head over {MAX_HEAD} bytes")
             raw = bytes(buf[:end])
             del buf[:end + 4]
-            status, keep_alive, headers, cookies = parse_head(raw)
+            status, keep_alive, headers, cookies = HEADS.parse(raw)
             if status >= 200:
                 return status, keep_alive, headers, cookies
 

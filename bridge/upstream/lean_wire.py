@@ -66,6 +66,30 @@ def parse_head(raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
     return int(code), keep_alive, headers, cookies
 
 
+class HeadCache:
+    """``parse_head`` remembered for the last ``size`` distinct small heads: an upstream sends the same head again and
+    again, apart from its Date (once a second) and a body's length. Each answer is a fresh copy, as parsed."""
+
+    __slots__ = ("size", "max_bytes", "_heads")
+
+    def __init__(self, size: int = 32, max_bytes: int = 1024) -> None:
+        self.size = size
+        self.max_bytes = max_bytes
+        self._heads: dict[bytes, tuple[int, bool, dict[str, str], list[str]]] = {}
+
+    def parse(self, raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
+        heads = self._heads
+        known = heads.get(raw)
+        if known is None:
+            known = parse_head(raw)  # a malformed head raises, and is not remembered
+            if len(raw) <= self.max_bytes:
+                if len(heads) >= self.size:
+                    del heads[next(iter(heads))]  # the oldest
+                heads[raw] = known
+        status, keep_alive, headers, cookies = known
+        return status, keep_alive, dict(headers), list(cookies)
+
+
 def framing(status: int, headers: dict[str, str]) -> tuple[Dechunker | None, int | None]:
     """How the body ends (RFC 9112 §6.3): (a dechunker, None), (None, its length) or (None, None) for
     "at the connection's end"."""

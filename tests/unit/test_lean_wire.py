@@ -11,6 +11,7 @@ from mcp_eras.bridge.upstream.lean_wire import (
     MAX_CHUNK_LINE,
     MAX_HEAD,
     Dechunker,
+    HeadCache,
     HeadTooLarge,
     framing,
     parse_head,
@@ -91,6 +92,23 @@ def test_parse_head() -> None:
     assert headers == {"content-type": "text/event-stream", "x-a": "1, 2", "mcp-session-id": "s1",
                        "set-cookie": "a=1, b=2", "x-empty": "", "x-name": "é", "x-colon": "a:b"}
     assert parse_head(b"HTTP/1.1 204\r\nX-Latin: \xe9")[2] == {"x-latin": "é"}  # not UTF-8: Latin-1
+
+
+def test_the_head_cache_answers_as_parse_head_with_a_copy_each_time_and_stays_bounded() -> None:
+    cache = HeadCache(size=2, max_bytes=200)
+    raw = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nSet-Cookie: a=1\r\nMcp-Session-Id: s1"
+    first = cache.parse(raw)
+    assert first == parse_head(raw)
+    first[2]["content-type"] = "changed by a caller"
+    first[3].append("b=2")
+    assert cache.parse(raw) == parse_head(raw)  # what a caller does to its copy is not remembered
+    with pytest.raises(httpx.RemoteProtocolError, match="malformed"):
+        cache.parse(b"HTTP/1.1 200 OK\r\n folded")
+    for n in range(5):  # distinct heads (a new Date each second): the oldest go
+        cache.parse(b"HTTP/1.1 200 OK\r\nDate: %d" % n)
+    assert len(cache._heads) == 2 and raw not in cache._heads  # noqa: SLF001 - the bound is the point
+    big = b"HTTP/1.1 200 OK\r\nX-Big: " + b"x" * 300
+    assert cache.parse(big) == parse_head(big) and big not in cache._heads  # noqa: SLF001
 
 
 @pytest.mark.parametrize(("raw", "keep_alive"), [
