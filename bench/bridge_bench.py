@@ -166,12 +166,16 @@ class Cell:
     wall: float = 0.0
     cpu: float = 0.0
     calls: int = 0
+    rounds: list[tuple[float, float, int]] = field(default_factory=list)
+    """(wall s, CPU s, calls) of each round: ratios round by round show how far the machine's drift moved them."""
 
     def summary(self, rss: float | None) -> dict:
         lat = sorted(self.latencies)
         return {"p50_ms": statistics.median(lat) * 1000, "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
                 "rps": self.calls / self.wall, "cpu_ms_per_call": (self.cpu * 1000 / self.calls) if rss is not None else None,
-                "peak_rss_mb": rss}
+                "peak_rss_mb": rss,
+                "rounds_rps": [n / wall for wall, _cpu, n in self.rounds],
+                "rounds_cpu_ms_per_call": [cpu * 1000 / n for _wall, cpu, n in self.rounds] if rss is not None else None}
 
 
 async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_index: int, pid: int | None) -> None:
@@ -187,8 +191,11 @@ async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_ind
     cpu0 = cpu_seconds(pid) if pid else 0.0
     t0 = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    cell.wall += time.perf_counter() - t0
-    cell.cpu += (cpu_seconds(pid) - cpu0) if pid else 0.0
+    wall = time.perf_counter() - t0
+    cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+    cell.wall += wall
+    cell.cpu += cpu
+    cell.rounds.append((wall, cpu, n))
     cell.latencies += latencies
     cell.calls += n
 
@@ -329,6 +336,24 @@ def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
                 print(f"{leg:<8} {name:<13} c={c:<3} cpu/call {b['cpu_ms_per_call'] / n['cpu_ms_per_call']:.2f}x  "
                       f"p50 {b['p50_ms'] / n['p50_ms']:.2f}x  req/s {b['rps'] / n['rps']:.2f}x vs null, "
                       f"{b['rps'] / d['rps']:.2f}x vs direct")
+    print("\nround by round (median [lowest-highest] of the rounds' own ratios):")
+    for leg, cells in results.items():
+        proxies = list(dict.fromkeys(k.split(" c=")[0] for k in cells if not k.startswith("direct ")))
+        for name in proxies:
+            for c in concurrency:
+                b, n, d = cells[f"{name} c={c}"], cells[f"null c={c}"], cells[f"direct c={c}"]
+                parts = [f"req/s vs direct {spread(b['rounds_rps'], d['rounds_rps'])}"]
+                if name != "null":
+                    parts.insert(0, f"cpu/call vs null {spread(b['rounds_cpu_ms_per_call'], n['rounds_cpu_ms_per_call'])}")
+                print(f"{leg:<8} {name:<13} c={c:<3} " + "  ".join(parts))
+
+
+def spread(values: list[float] | None, baseline: list[float] | None) -> str:
+    """Round-by-round ratios of two cells (the same rounds, so the same stretch of the machine's drift)."""
+    if not values or not baseline:
+        return "-"
+    ratios = sorted(v / b for v, b in zip(values, baseline, strict=True))
+    return f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
 
 
 def main() -> None:
