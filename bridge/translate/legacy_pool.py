@@ -121,11 +121,31 @@ class Pool:
     parked: dict[str, ParkedRec] = field(default_factory=dict)
     refused: dict[str, int] = field(default_factory=dict)
     """How many callers each limit turned away (metrics)."""
+    reap_at_ms: int = 0
+    """When ``acquire`` next looks for idle sessions to retire: a tenth of the idle limit after it last looked, so a
+    session outlives its idle limit by at most a tenth of it and a call does not scan every session."""
 
     # --- sessions --------------------------------------------------------------------------------
 
+    def __post_init__(self) -> None:
+        self._groups: dict[str, list[str]] = {}
+        """Session ids by identity key, in opening order (not state: made from ``sessions``, which it may outlive by
+        dropped ids, pruned when read). ``group`` is one lookup, not a scan of every session, on every call."""
+        for s in self.sessions.values():
+            self._groups.setdefault(s.key, []).append(s.sid)
+
     def group(self, key: str) -> list[SessionRec]:
-        return [s for s in self.sessions.values() if s.key == key]
+        sids = self._groups.get(key)
+        if not sids:
+            return []
+        sessions = self.sessions
+        found = [sessions[sid] for sid in sids if sid in sessions and sessions[sid].key == key]
+        if len(found) != len(sids):
+            if found:
+                self._groups[key] = [s.sid for s in found]
+            else:
+                del self._groups[key]
+        return found
 
     def identity_sessions(self, request: Message, principal: str | None) -> list[str]:
         """The sessions opened for the identity ``request`` carries: a 2025 client's roots change concerns them
@@ -168,6 +188,7 @@ class Pool:
             del self.sessions[sid]
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None and principal is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms, claims=1)
+        self._groups.setdefault(key, []).append(new_sid)
         return Grant(new_sid, new=True, exclusive=exclusive, evict=evict, retire=reaped + retired)
 
     def free_leases(self, key: str, limits: Limits) -> int:
@@ -177,6 +198,9 @@ class Pool:
         return sum(1 for s in group if s.lease is None) + max(0, limits.per_identity_sessions - len(group))
 
     def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
+        if 0 <= self.reap_at_ms - now_ms <= idle_ms // 10:  # (a clock set back looks at once)
+            return ()
+        self.reap_at_ms = now_ms + idle_ms // 10
         gone = tuple(s.sid for s in self.sessions.values()
                      if now_ms - s.last_used_ms > idle_ms and not s.provisional and s.idle())
         if gone and self.parked:
@@ -369,7 +393,7 @@ class Pool:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Pool:
         return cls({k: SessionRec(**v) for k, v in data["sessions"].items()},
-                   {k: ParkedRec(**v) for k, v in data["parked"].items()}, dict(data["refused"]))
+                   {k: ParkedRec(**v) for k, v in data["parked"].items()}, dict(data["refused"]), int(data.get("reap_at_ms", 0)))
 
 
 INPUT_CAPABILITIES = ("elicitation", "sampling", "roots")

@@ -182,6 +182,20 @@ def test_idle_sessions_are_reaped_on_the_next_acquire() -> None:
     assert set(pool.sessions) == {"s2"}
 
 
+def test_idle_sessions_are_looked_for_once_per_tenth_of_the_idle_limit() -> None:
+    pool = Pool()
+    limits = Limits(idle_ms=1_000)
+    pool.acquire(request(name="a"), "alice", "s1", limits=limits, now_ms=0)
+    pool.begin_call("s1", request(name="a"), 1, exclusive=False, server_info=None, ttl_ms=0, cache_scope="private")
+    pool.close_call("s1", 1, now_ms=5_000)
+    assert pool.acquire(request(name="b"), "alice", "s2", limits=limits, now_ms=5_950).retire == ()  # looked: none yet
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_010).retire == ()  # s1 due, not looked
+    assert pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=6_051).retire == ("s1",)
+    assert Pool.from_json(pool.to_json()).reap_at_ms == 6_151  # the next look, kept in the shared state
+    pool.acquire(request(name="b"), "alice", "s3", limits=limits, now_ms=0)
+    assert pool.reap_at_ms == 100  # a clock set back: looked at once
+
+
 def test_a_roots_change_concerns_the_sessions_of_that_identity_only() -> None:
     pool = Pool()
     rooted = request({"roots": {}, "elicitation": {}})
