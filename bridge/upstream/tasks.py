@@ -46,10 +46,15 @@ TransportFactory = Callable[[CallContext], LegacyTransport]
 MAX_LIVE_TASKS_PER_PRINCIPAL = 64
 MAX_TASKS = 10_000
 MAX_CHANNELS = 64
+MAX_READY_HINTS = 4096
 DEFAULT_TTL_MS = 3_600_000
 MAX_RESULT_WAIT_S = 24 * 3600.0
 TRANSPORT_FAILURES = ("Upstream unreachable", "Upstream closed the response stream", "Upstream did not answer")
 """Error messages the bridge's own transports synthesize when a response stream breaks."""
+
+
+_EXTENSION_AWARE = frozenset({"server/discover", "tools/call", "subscriptions/listen"})
+"""Methods besides the extension's own that the task layer may change (``_call``); others pass through untouched."""
 
 
 def _now_ms() -> int:
@@ -82,6 +87,8 @@ class TasksUpstream(Upstream):
         self.pumps: dict[str, asyncio.Task[None]] = {}
         self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
         self._channel_lock = asyncio.Lock()
+        self._ready_hints: dict[str | None, str] = {}
+        """Caller (principal) -> the id of the ready session ``_ready_caps`` found for it last (checked again on use)."""
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
         self.remote: Any = None
@@ -109,10 +116,38 @@ class TasksUpstream(Upstream):
         return result
 
     def call(self, request: Message, ctx: CallContext, emit: Emit) -> Awaitable[Message]:  # type: ignore[override]
-        """The 2026 path's coroutine itself unless another instance or the 2025 clients' task layer may take it."""
-        if (self.remote is not None and str(request.get("method")).startswith("tasks/")) or self.legacy_clients.wants(request, ctx):
+        """The chosen path's coroutine itself: another instance's or the 2025 clients' task layer when they may take
+        the request; the inner upstream's own for a method the extension does not touch, and for a ``tools/call``
+        when this caller's server is known to have no tasks (or serves them itself: a 2026 upstream); else ``_modern``."""
+        method = request.get("method")
+        if (self.remote is not None and str(method).startswith("tasks/")) or self.legacy_clients.wants(request, ctx):
             return self._routed(request, ctx, emit)
+        if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
+            return self.inner.call(request, ctx, emit)  # as ``_modern`` would, one coroutine less
+        if method == "tools/call" and self._plain_calls(ctx):
+            return self._inner_call(request, ctx, emit)
         return self._modern(request, ctx, emit)
+
+    def _plain_calls(self, ctx: CallContext) -> bool:
+        """Whether ``_call`` would hand this caller's ``tools/call`` straight to the inner upstream, decided without
+        awaiting anything: a started 2026 upstream (it serves the extension itself), or a 2025 server whose ready
+        session of this caller declared no tasks while no task channel of the caller is open. Unsure: False."""
+        if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+            return self._started
+        if any(principal == ctx.principal and channel.state == "ready" for (principal, _caps), channel in self.channels.items()):
+            return False
+        known = self._ready_caps(ctx)
+        return known is not None and not tx.upstream_supports_tasks(known)
+
+    async def _inner_call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        """The inner upstream's answer, its refusals as ``_modern`` answers them."""
+        try:
+            return await self.inner.call(request, ctx, emit)
+        except FrameError as exc:
+            exc.id = request.get("id")
+            return exc.to_response()
+        except UpstreamError as exc:
+            return jsonrpc.error_response(request.get("id"), INTERNAL_ERROR, f"Upstream error: {exc}")
 
     async def _routed(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         if self.remote is not None and str(request.get("method")).startswith("tasks/"):
@@ -133,7 +168,7 @@ class TasksUpstream(Upstream):
         """A 2026 request (a 2026 client's, or direction B's on a 2025 client's behalf)."""
         rid = request.get("id")
         method = request.get("method")
-        if method not in ("server/discover", "tools/call", "subscriptions/listen") and method not in eras.TASKS_EXTENSION_METHODS:
+        if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
             return await self.inner.call(request, ctx, emit)
         try:
             return await self._call(request, ctx, emit)
@@ -235,13 +270,23 @@ class TasksUpstream(Upstream):
         return self._ready_caps(ctx)
 
     def _ready_caps(self, ctx: CallContext) -> dict[str, Any] | None:
-        """The server capabilities a ready session of this caller read (its own dict: callers only read it)."""
+        """The server capabilities a ready session of this caller read (its own dict: callers only read it). The
+        session found last for each caller is tried first: a call does not scan every caller's sessions."""
         inner = getattr(self.inner, "delegate", None) or self.inner
         live = getattr(inner, "live", None)
-        sessions = live.values() if isinstance(live, dict) else \
-            (s for group in getattr(inner, "sessions", {}).values() for s in group)
+        if isinstance(live, dict):
+            hint = live.get(self._ready_hints.get(ctx.principal))
+            if hint is not None and hint.state == "ready" and hint.rec.principal == ctx.principal:
+                return hint.server_caps  # type: ignore[no-any-return]
+            sessions: Any = live.values()
+        else:
+            sessions = (s for group in getattr(inner, "sessions", {}).values() for s in group)
         for session in sessions:
             if session.state == "ready" and session.rec.principal == ctx.principal:
+                if isinstance(live, dict):
+                    if len(self._ready_hints) >= MAX_READY_HINTS:
+                        self._ready_hints.clear()
+                    self._ready_hints[ctx.principal] = session.rec.sid
                 return session.server_caps  # type: ignore[no-any-return]
         return None
 

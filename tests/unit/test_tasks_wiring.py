@@ -63,6 +63,54 @@ async def test_a_2026_upstream_serves_the_extension_itself(method: str):
     assert up.era == "2026-07-28"
 
 
+class Rec:
+    def __init__(self, sid: str, principal: str | None) -> None:
+        self.sid, self.principal = sid, principal
+
+
+class Session:
+    def __init__(self, sid: str, principal: str | None, caps: dict) -> None:
+        self.rec, self.state, self.server_caps = Rec(sid, principal), "ready", caps
+
+
+class Live(dict):
+    """A legacy pool's live sessions, counting the scans of all of them."""
+
+    scans = 0
+
+    def values(self) -> Any:
+        Live.scans += 1
+        return super().values()
+
+
+class LegacyPool(FakeUpstream):
+    """Stands for upstream.legacy.LegacyUpstream: its ready sessions in ``live``."""
+
+    def __init__(self, sessions: list[Session]) -> None:
+        super().__init__("2025-11-25", factory)
+        self.live = Live((s.rec.sid, s) for s in sessions)
+
+
+@pytest.mark.anyio
+async def test_a_caller_whose_2025_server_has_no_tasks_is_served_without_a_scan_per_call():
+    others = [Session(f"s{n}", f"tenant-{n}", {"tools": {}}) for n in range(100)]
+    mine = Session("mine", "alice", {"tools": {}})
+    inner = LegacyPool([*others, mine])
+    up = with_tasks(inner, Settings())
+    ctx = CallContext(principal="alice")
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": {}}}
+    Live.scans = 0
+    for _ in range(5):
+        assert (await up.call(request, ctx, discard))["result"]["echo"] == "tools/call"
+    assert len(inner.calls) == 5 and Live.scans == 1  # found once, then the caller's hint
+    mine.state = "closed"  # the hinted session goes: looked for again, none of alice's is left
+    assert up._ready_caps(ctx) is None and Live.scans == 2
+    again = Session("again", "alice", {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}})
+    inner.live["again"] = again
+    assert up._ready_caps(ctx) is again.server_caps
+    assert not up._plain_calls(ctx), "a server with tasks is not passed through unasked"
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
