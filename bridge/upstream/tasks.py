@@ -125,7 +125,7 @@ class TasksUpstream(Upstream):
         if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
             return self.inner.call(request, ctx, emit)  # as ``_modern`` would, one coroutine less
         if method == "tools/call" and self._plain_calls(ctx):
-            return self._inner_call(request, ctx, emit)
+            return self._answered(self.inner.call(request, ctx, emit), request.get("id"))
         return self._modern(request, ctx, emit)
 
     def _plain_calls(self, ctx: CallContext) -> bool:
@@ -139,15 +139,16 @@ class TasksUpstream(Upstream):
         known = self._ready_caps(ctx)
         return known is not None and not tx.upstream_supports_tasks(known)
 
-    async def _inner_call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
-        """The inner upstream's answer, its refusals as ``_modern`` answers them."""
+    @staticmethod
+    async def _answered(call: Awaitable[Message], rid: Any) -> Message:
+        """``call``'s answer, a refusal (``FrameError``) or an unreachable upstream as the error response to ``rid``."""
         try:
-            return await self.inner.call(request, ctx, emit)
+            return await call
         except FrameError as exc:
-            exc.id = request.get("id")
+            exc.id = rid
             return exc.to_response()
         except UpstreamError as exc:
-            return jsonrpc.error_response(request.get("id"), INTERNAL_ERROR, f"Upstream error: {exc}")
+            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {exc}")
 
     async def _routed(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         if self.remote is not None and str(request.get("method")).startswith("tasks/"):
@@ -155,28 +156,14 @@ class TasksUpstream(Upstream):
             if routed is not None:
                 return routed
         if self.legacy_clients.wants(request, ctx):
-            try:
-                return await self.legacy_clients.handle(request, ctx, emit)
-            except FrameError as exc:
-                exc.id = request.get("id")
-                return exc.to_response()
-            except UpstreamError as exc:
-                return jsonrpc.error_response(request.get("id"), INTERNAL_ERROR, f"Upstream error: {exc}")
+            return await self._answered(self.legacy_clients.handle(request, ctx, emit), request.get("id"))
         return await self._modern(request, ctx, emit)
 
     async def _modern(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         """A 2026 request (a 2026 client's, or direction B's on a 2025 client's behalf)."""
-        rid = request.get("id")
-        method = request.get("method")
-        if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
+        if request.get("method") not in _EXTENSION_AWARE and request.get("method") not in eras.TASKS_EXTENSION_METHODS:
             return await self.inner.call(request, ctx, emit)
-        try:
-            return await self._call(request, ctx, emit)
-        except FrameError as exc:
-            exc.id = rid
-            return exc.to_response()
-        except UpstreamError as exc:
-            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {exc}")
+        return await self._answered(self._call(request, ctx, emit), request.get("id"))
 
     async def aclose(self) -> None:
         for pump in list(self.pumps.values()):
