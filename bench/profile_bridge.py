@@ -1,7 +1,7 @@
 """Where the bridge spends its CPU per relayed call: cProfile of a running ``mcp-bridge serve``, per leg.
 
     .venv/bin/python bench/profile_bridge.py [--legs A-stdio A-http B] [--requests 2000]
-                                             [--concurrency 1 64] [--top 20] [--save DIR]
+                                             [--concurrency 1 64] [--top 20] [--save DIR] [--lines]
 
 The bridge runs in a child process under cProfile (``--inner``); the profiler is switched on after a
 warm-up (SIGUSR1) and off after the measured calls (SIGUSR2), which also writes the stats. Printed per
@@ -10,6 +10,11 @@ so the summary reads "what does one call cost, and where" (a coroutine counts on
 Times are process CPU time (``time.process_time``), so waiting costs nothing and load elsewhere on the
 machine does not show; the profiler's own overhead inflates the absolute figures (compare, do not quote).
 Load comes from the same callers as ``bench/bridge_bench.py`` (same legs, same upstream servers).
+
+``--lines`` counts instead of timing: the Python lines the bridge process executes per relayed call (its own,
+its libraries', the standard library's; ``sys.settrace``), by file and by function. A count does not move with
+the machine's load, so two trees compare on a noisy machine where times cannot (it weighs every line alike: a
+line calling orjson counts as one).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import argparse
 import asyncio
 import cProfile
 import io
+import json
 import os
 import pstats
 import signal
@@ -26,6 +32,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -33,16 +40,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bridge_bench import LEGACY_PY, PY, ROOT, free_port, legacy_http, modern_http, running, url  # noqa: E402
 
 
+class LineCounts:
+    """A ``sys.settrace`` tracer counting executed lines by (file, function)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str], int] = {}
+
+    def frame(self, frame: Any, event: str, arg: Any) -> Any:
+        return self.line if event == "call" else None
+
+    def line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            key = (frame.f_code.co_filename, frame.f_code.co_name)
+            self.counts[key] = self.counts.get(key, 0) + 1
+        return self.line
+
+    def dump(self, out: str) -> None:
+        with open(out + ".tmp", "w") as f:
+            json.dump([[file, fn, n] for (file, fn), n in self.counts.items()], f)
+
+
 def inner(out: str, argv: list[str]) -> None:
-    """Run ``mcp-bridge`` in this process; SIGUSR1 starts the profiler, SIGUSR2 stops it and saves."""
+    """Run ``mcp-bridge`` in this process; SIGUSR1 starts the profiler (or the line counter: ``out`` ending in
+    .lines), SIGUSR2 stops it and saves."""
     profiler = cProfile.Profile(time.process_time)  # CPU time: a wait in epoll costs nothing
+    lines = LineCounts() if out.endswith(".lines") else None
 
     def start(*_: object) -> None:
-        profiler.enable()
+        if lines is not None:
+            sys.settrace(lines.frame)
+        else:
+            profiler.enable()
 
     def stop(*_: object) -> None:
-        profiler.disable()
-        profiler.dump_stats(out + ".tmp")
+        if lines is not None:
+            sys.settrace(None)
+            lines.dump(out)
+        else:
+            profiler.disable()
+            profiler.dump_stats(out + ".tmp")
         os.replace(out + ".tmp", out)
 
     signal.signal(signal.SIGUSR1, start)
@@ -101,6 +137,29 @@ def summary(path: str, calls: int, top: int) -> str:
     return out.getvalue()
 
 
+def line_summary(path: str, calls: int, top: int) -> str:
+    with open(path) as f:
+        rows = [(file, fn, n) for file, fn, n in json.load(f)]
+    out = io.StringIO()
+    out.write(f"executed: {sum(n for *_, n in rows) / calls:.1f} Python lines per relayed call ({calls} calls)\n")
+    by_file: dict[str, int] = {}
+    for file, _fn, n in rows:
+        where = _short(file)
+        by_file[where] = by_file.get(where, 0) + n
+    out.write(f"\n-- top {top} files (lines per relayed call) --\n")
+    for where, n in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
+        out.write(f"{n / calls:8.1f}  {where}\n")
+    out.write(f"\n-- top {top} functions (lines per relayed call) --\n")
+    for file, fn, n in sorted(rows, key=lambda r: -r[2])[:top]:
+        out.write(f"{n / calls:8.1f}  {fn}  {_short(file)}\n")
+    return out.getvalue()
+
+
+def _short(file: str) -> str:
+    path = Path(file)
+    return f"{path.parent.name}/{path.name}" if path.suffix else file
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inner", help=argparse.SUPPRESS)
@@ -109,6 +168,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--save", help="folder to keep the .prof files in")
+    parser.add_argument("--lines", action="store_true", help="count executed Python lines instead of timing")
     args, rest = parser.parse_known_args()
     if args.inner:
         inner(args.inner, rest[1:] if rest[:1] == ["--"] else rest)
@@ -118,7 +178,7 @@ def main() -> None:
     for leg in args.legs:
         up, br = free_port(), free_port()
         server, serve, make = leg_commands(leg, up, br)
-        out = str(save / f"{leg}.prof")
+        out = str(save / f"{leg}.{'lines' if args.lines else 'prof'}")
         with ExitStack() as stack:
             if server is not None:
                 stack.enter_context(running(server, up))
@@ -128,7 +188,7 @@ def main() -> None:
             while not os.path.exists(out) and time.monotonic() < deadline:
                 time.sleep(0.1)
         print(f"==== {leg} ====")
-        print(summary(out, calls, args.top))
+        print((line_summary if args.lines else summary)(out, calls, args.top))
 
 
 if __name__ == "__main__":
