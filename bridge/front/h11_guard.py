@@ -61,12 +61,9 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
 
             def on_header(self, name: bytes, value: bytes) -> None:
                 # llhttp keeps trailing whitespace, but a field value excludes leading and trailing OWS (RFC 9112
-                # §5.1), as h11 already strips it.
-                name = name.lower()
-                value = value.strip(b" \t")
-                if name == b"expect" and value.lower() == b"100-continue":
-                    self.expect_100_continue = True
-                self.headers.append((name, value))
+                # §5.1), as h11 already strips it. Expect is looked at once the head is complete (the shortcut
+                # refuses it; uvicorn's request gets its 100-continue there).
+                self.headers.append((name.lower(), value.strip(b" \t")))
 
             def on_headers_complete(self) -> None:
                 parser = self.parser
@@ -80,9 +77,10 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
                     self.cycle = FastCycle(self, method, index, keep_alive)
                     return
                 # uvicorn's request: its scope as its on_message_begin makes it, around the head parsed so far
-                url, headers, expect = self.url, self.headers, self.expect_100_continue
+                url, headers = self.url, self.headers
                 parent.on_message_begin(self)
-                self.url, self.expect_100_continue = url, expect
+                self.url = url
+                self.expect_100_continue = any(n == b"expect" and v.lower() == b"100-continue" for n, v in headers)
                 self.headers.extend(headers)
                 super().on_headers_complete()
 

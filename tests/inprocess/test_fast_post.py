@@ -146,6 +146,26 @@ async def test_the_shortcut_answers_as_the_asgi_path() -> None:
     assert quick[5][1].get("connection") == "close"
 
 
+async def test_expect_100_continue_goes_to_uvicorns_request() -> None:
+    """The shortcut refuses ``Expect`` (uvicorn's request cycle answers 100 Continue); the field is found once the head is
+    complete, whatever its case and trailing whitespace."""
+    async with serving(FakeUpstream(), True) as (port, shortcut):
+        assert shortcut is not None
+        raw = request(*call("echo"))
+        head, _, body = raw.partition(b"\r\n\r\n")
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(head + b"\r\nEXPECT: 100-Continue \t\r\n\r\n")
+        async with asyncio.timeout(30):
+            assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 100")
+        writer.write(body)
+        status, _, answered = await answer(reader)
+        assert status == 200 and orjson.loads(answered)["result"]["content"][0]["text"] == "hi 1"
+        writer.write(request(*call("echo", 2)))  # the next request on the connection, without Expect: the shortcut's
+        status, _, answered = await answer(reader)
+        assert status == 200 and orjson.loads(answered)["id"] == 2 and shortcut.served == 1
+        writer.close()
+
+
 async def test_keep_alive_and_pipelined_requests() -> None:
     async with serving(FakeUpstream(), True) as (port, shortcut):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
