@@ -1,9 +1,11 @@
 """mcp-bridge per-call cost against a direct connection and a null relay, in one interleaved run.
 
     .venv/bin/python bench/bridge_bench.py [--requests 1000] [--rounds 5] [--concurrency 1 64]
-                                           [--legs A-stdio A-http B] [--peer] [--json]
+                                           [--legs A-stdio A-http B] [--peer] [--client httpx|lean] [--json]
 
-Legs (loopback; one load generator for every variant, so client cost is equal within a leg):
+Legs (loopback; one load generator for every variant, so client cost is equal within a leg; its HTTP client is httpx,
+or with ``--client lean`` the much lighter ``bench/lean_client.py``, under which c=64 measures the proxy rather than
+httpx's pool):
   A-stdio  2026 client -> proxy -> legacy server (mcp 1.29 FastMCP) as a stdio child
            direct = the load generator drives the same stdio server over its pipes (2025 frames)
   A-http   2026 client -> proxy -> the same legacy server on Streamable HTTP
@@ -37,11 +39,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from null_relay import StdioUpstream  # noqa: E402  (bench/ is a folder of scripts, not a package)
+from lean_client import LeanClient  # noqa: E402  (bench/ is a folder of scripts, not a package)
+from null_relay import StdioUpstream  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -215,7 +219,8 @@ async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str
     # so no request is written into a keep-alive connection the server is closing.
     limits = httpx.Limits(max_connections=max(args.concurrency) + 4, max_keepalive_connections=max(args.concurrency) + 4,
                           keepalive_expiry=2.0)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+    client_cm: Any = LeanClient() if args.client == "lean" else httpx.AsyncClient(timeout=60, limits=limits)
+    async with client_cm as client:
         callers: dict[str, Caller] = {}
         stacks: list[StdioDirect] = []
         for v in variants:
@@ -366,6 +371,9 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="DIR", help="also run the bridge of another tree as 'before': DIR holds "
                         "mcp_eras/ (with bridge/ inside) and becomes PYTHONPATH and cwd of that bridge")
     parser.add_argument("--nofast", action="store_true", help="also run this tree's bridge with MCP_BRIDGE_FAST=0")
+    parser.add_argument("--client", choices=["httpx", "lean"], default="httpx",
+                        help="the load generator's HTTP client: httpx (as the SDKs) or bench/lean_client.py, whose own "
+                        "cost is small enough that at c=64 the proxy, not the client, saturates")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict[str, dict]] = {}
