@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
+from null_relay import read_http_message  # (bench/ is a folder of scripts: its own modules import by name)
 
 IDLE_EXPIRY = 2.0
 """Seconds an idle connection is reused (below uvicorn's 5 s keep-alive: never write into a closing connection)."""
@@ -74,24 +75,9 @@ class LeanClient:
     async def _exchange(self, key: tuple[str, int], reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                         request: bytes) -> LeanResponse:
         writer.write(request)
-        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        status = int(lines[0].split(" ", 2)[1])
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if line:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-        if headers.get("transfer-encoding", "").lower() == "chunked":
-            parts = []
-            while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
-                parts.append(await reader.readexactly(size))
-                await reader.readexactly(2)
-            await reader.readuntil(b"\r\n")  # no trailers here: the blank line
-            body = b"".join(parts)
-        else:
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
+        start, headers, body = await read_http_message(reader)
         if headers.get("connection", "").lower() == "close":
             writer.close()
         else:
             self._idle[key].append((reader, writer, time.monotonic()))
-        return LeanResponse(status, headers, body)
+        return LeanResponse(int(start.split(" ", 2)[1]), headers, body)

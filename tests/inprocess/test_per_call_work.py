@@ -22,45 +22,24 @@ from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.observe import ObservedUpstream, register_metrics
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
-from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 from mcp_eras.bridge.upstream.tasks import TasksUpstream
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import upstream_path  # noqa: E402  (bench/upstream_path.py: the same call over the same instant 2025 server)
+from upstream_path import Instant  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
 BRIDGE = str(Path(sys.modules["mcp_eras.bridge"].__file__ or "").resolve().parent)
 LINES_BUDGET = 366
 """Lines per call measured when set (issue 13, after the per-call scans went): 293, plus a quarter."""
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "instant", "version": "1"}}
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "counted", "version": "1"}}
-
-
-class Instant(LegacyTransport):
-    """A 2025 server answering in the same call, through ``take_response`` as a stdio child's reader does."""
-
-    kind = "stdio"
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def send(self, msg: Message) -> None:
-        if "id" not in msg or "method" not in msg:
-            return
-        if msg["method"] == "initialize":
-            await self._deliver({"jsonrpc": "2.0", "id": msg["id"], "result": INIT}, None)
-            return
-        args = msg["params"]["arguments"]
-        assert self.take_response is not None
-        content = [{"type": "text", "text": str(args["a"] + args["b"])}]
-        self.take_response({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": content}})
 
 
 def call(i: int, client: str = "counted") -> Message:
-    meta = {**META, "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"}}
-    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 1}, "_meta": meta}}
+    """bench/upstream_path.py's call, from a client of this name (a session of its own per name)."""
+    msg = upstream_path.request(i)
+    msg["params"]["_meta"] = {**msg["params"]["_meta"], "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"}}
+    return msg
 
 
 class LineCounter:
