@@ -129,10 +129,21 @@ class Pool:
 
     def __post_init__(self) -> None:
         self._groups: dict[str, list[str]] = {}
-        """Session ids by identity key, in opening order (not state: made from ``sessions``, which it may outlive by
-        dropped ids, pruned when read). ``group`` is one lookup, not a scan of every session, on every call."""
+        """Session ids by identity key, in opening order (not state: made from ``sessions``, kept with it by
+        ``_forget``; ids dropped from ``sessions`` directly are pruned when read). ``group`` is one lookup, not a scan
+        of every session, on every call."""
         for s in self.sessions.values():
             self._groups.setdefault(s.key, []).append(s.sid)
+
+    def _forget(self, sid: str) -> None:
+        """Session ``sid`` is gone: from ``sessions`` and from its identity's index entry (an identity that never
+        comes back leaves nothing behind)."""
+        rec = self.sessions.pop(sid, None)
+        sids = self._groups.get(rec.key) if rec is not None else None
+        if sids is not None and sid in sids:
+            sids.remove(sid)
+            if not sids:
+                del self._groups[rec.key]  # type: ignore[union-attr]
 
     def group(self, key: str) -> list[SessionRec]:
         sids = self._groups.get(key)
@@ -182,10 +193,10 @@ class Pool:
             if not idle:
                 return self._refuse("upstream_sessions", f"Upstream session limit reached ({limits.total_sessions})")
             evict = (idle[0].sid,)
-            del self.sessions[idle[0].sid]
+            self._forget(idle[0].sid)
         retired = tuple(s.sid for s in self.sessions.values() if s.provisional and s.key != key and s.idle())
         for sid in retired:
-            del self.sessions[sid]
+            self._forget(sid)
         self.sessions[new_sid] = SessionRec(new_sid, key, principal, caps, info, provisional=request is None and principal is None,
                                             lease=0 if exclusive else None, last_used_ms=now_ms, claims=1)
         self._groups.setdefault(key, []).append(new_sid)
@@ -207,7 +218,7 @@ class Pool:
             parked = self._parked_sids()
             gone = tuple(sid for sid in gone if sid not in parked)
         for sid in gone:
-            del self.sessions[sid]
+            self._forget(sid)
         return gone
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
@@ -320,7 +331,7 @@ class Pool:
         return [self.parked.pop(p.puc) for p in list(self.parked.values()) if p.sid == sid]
 
     def drop(self, sid: str) -> None:
-        self.sessions.pop(sid, None)
+        self._forget(sid)
 
     # --- parked calls ------------------------------------------------------------------------------
 

@@ -196,6 +196,17 @@ def test_idle_sessions_are_looked_for_once_per_tenth_of_the_idle_limit() -> None
     assert pool.reap_at_ms == 100  # a clock set back: looked at once
 
 
+def test_identities_that_come_and_go_leave_nothing_in_the_index() -> None:
+    pool = Pool()
+    limits = Limits(total_sessions=4, idle_ms=1_000)
+    for n in range(50):  # each new identity evicts an idle one at the cap
+        pool.acquire(request(name=f"client-{n}"), "alice", f"s{n}", limits=limits, now_ms=n)
+        pool.unclaim(f"s{n}")
+    assert len(pool.sessions) == 4 and sum(len(v) for v in pool._groups.values()) == 4  # noqa: SLF001
+    pool.drop("s49")
+    assert len(pool._groups) == 3 and pool.group(pool.sessions["s48"].key)[0].sid == "s48"  # noqa: SLF001
+
+
 def test_a_roots_change_concerns_the_sessions_of_that_identity_only() -> None:
     pool = Pool()
     rooted = request({"roots": {}, "elicitation": {}})
