@@ -49,3 +49,17 @@ def run(main: Coroutine[Any, Any, T]) -> T:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             return runner.run(main)
     return asyncio.run(main)
+
+
+def _task_of_loop() -> Any:
+    """``asyncio.current_task(loop)`` without its Python frame: on 3.11 that function is Python around the task table
+    it reads (``asyncio.tasks._current_tasks``, the C accelerator's own); from 3.12 it is C itself. Two calls per
+    relayed call use it (a call's deadline, the client-gone watch)."""
+    table = getattr(asyncio.tasks, "_current_tasks", None)
+    if sys.version_info < (3, 12) and isinstance(table, dict):
+        return table.get
+    return asyncio.current_task
+
+
+current_task: Any = _task_of_loop()
+"""``current_task(loop)``: the task running on ``loop`` (which must be given: the running loop), or None."""

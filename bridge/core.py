@@ -76,6 +76,9 @@ class Upstream(ABC):
     """An MCP server of some era, seen through the canonical 2026-07-28 interface."""
 
     era: Era
+    answers_refusals = False
+    """Whether ``call`` itself answers a refusal (``FrameError``) or an unreachable upstream (``UpstreamError``) as the
+    caller's error response, never raising them (a wrapper then need not catch them again)."""
 
     @abstractmethod
     async def start(self) -> None:

@@ -18,7 +18,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from mcp_eras.bridge import eras, jsonrpc
+from mcp_eras.bridge import _perf, eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.front import middleware as guard
@@ -59,6 +59,12 @@ def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None
     return Response(jsonrpc.dumps(msg), status_code=status, media_type="application/json", headers=headers)
 
 
+def _failed(msg: Message, exc: Exception) -> Message:
+    """A bug in the bridge as the caller's -32603 (never a hang), logged with its traceback."""
+    log.error("upstream call failed", exc_info=exc)
+    return jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+
+
 MAX_UNASKED_NOTES = 1024
 """Notifications kept for a request that asked for none (``HttpFront._dispatch_here``); more are dropped and logged."""
 async def _now(response: Response) -> Response:
@@ -76,13 +82,14 @@ def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallCo
 
 def headers_context(headers: Mapping[str, str], client_era: eras.Era = eras.MODERN) -> CallContext:
     auth = headers.get("authorization")
-    trace = {k: headers[k] for k in eras.TRACE_META_KEYS if k in headers}
-    if auth is None and not trace and client_era in _ANONYMOUS:
+    if auth is None and client_era in _ANONYMOUS and _TRACE_FIELDS.isdisjoint(headers):
         return _ANONYMOUS[client_era]  # frozen, and nobody writes to its empty trace: one per era serves every such call
+    trace = {k: headers[k] for k in eras.TRACE_META_KEYS if k in headers}
     return CallContext(principal=CallContext.principal_of(auth), authorization=auth, trace=trace, client_era=client_era)
 
 
 _ANONYMOUS = {era: CallContext(client_era=era) for era in (eras.MODERN, eras.LEGACY)}
+_TRACE_FIELDS = frozenset(eras.TRACE_META_KEYS)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -197,9 +204,9 @@ class HttpFront:
 
     async def modern(self, headers: Mapping[str, str], msg: Message, watch: Watch) -> Response:
         """A 2026-07-28 POST whose body is ``msg``; ``watch`` reports the client going away (``_watch_disconnect``)."""
-        if jsonrpc.is_response(msg):
+        if "method" not in msg:  # a response (the envelope is checked: it is a request, a notification or a response)
             return rpc_error(400, INVALID_REQUEST, "Invalid Request: 2026-07-28 clients do not send responses")
-        if jsonrpc.is_notification(msg):
+        if "id" not in msg:  # a notification
             try:
                 modern_front.validate_notification(msg)
             except FrameError as exc:
@@ -210,18 +217,18 @@ class HttpFront:
         try:
             # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
             modern_front.validate_headers(msg, headers)
-            modern_front.validate_request(msg)
+            meta = modern_front.validate_request(msg)
             if msg["method"] == "tools/call" and self.param_headers:
                 annotations = self.param_headers.get(msg["params"].get("name"))
                 modern_front.check_param_headers(msg, headers, annotations)
         except FrameError as exc:
             return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
-        return await self.dispatch(msg, headers_context(headers), watch)
+        return await self.dispatch(msg, headers_context(headers), watch, meta)
 
-    def dispatch(self, msg: Message, ctx: CallContext, watch: Watch) -> Awaitable[Response]:
+    def dispatch(self, msg: Message, ctx: CallContext, watch: Watch, meta: dict[str, Any] | None = None) -> Awaitable[Response]:
         """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it (a request
-        that asked for no notifications: ``_dispatch_here``)."""
-        if modern_front.answers_once(msg):
+        that asked for no notifications: ``_dispatch_here``). ``meta``: its ``_meta``, when already looked up."""
+        if modern_front.answers_once(msg, meta):
             return self._dispatch_here(msg, ctx, watch)
         return self._dispatch_streaming(msg, ctx, watch)
 
@@ -278,8 +285,7 @@ class HttpFront:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
-            log.exception("upstream call failed")
-            response = jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+            response = _failed(msg, exc)
         if msg["method"] == "tools/list":
             self._learn_param_schemas(response)
         return response
@@ -289,7 +295,7 @@ class HttpFront:
         (no second task, no hand-over back) and its answer is JSON. A client going away cancels this task's call and
         gets 499, as in ``dispatch``. Notifications an upstream sends anyway are kept (up to ``MAX_UNASKED_NOTES``)
         and come before the response on an SSE answer, as ``dispatch`` would have streamed them."""
-        task = asyncio.current_task()
+        task = _perf.current_task(asyncio.get_running_loop())
         assert task is not None
         cancelling = task.cancelling()
         gone: list[bool] = []
@@ -307,15 +313,19 @@ class HttpFront:
                 task.cancel()
 
         unwatch = watch(lost)
-        try:
-            response = await self._call(msg, ctx, emit)
+        try:  # (``_call``, inline: one coroutine less per request)
+            response = await self.upstream.call(msg, ctx, emit)
         except asyncio.CancelledError:
             if gone and task.uncancel() <= cancelling:
                 return Response(status_code=499)
             raise
+        except Exception as exc:  # noqa: BLE001 - never let a bug become a hang
+            response = _failed(msg, exc)
         finally:
             gone.append(False)  # the call is over: a late report of the client going away cancels nothing
             unwatch()
+        if msg["method"] == "tools/list":
+            self._learn_param_schemas(response)
         if not notes:
             return json_message(response, errors.modern_http_status(response))
         return SSEResponse(_replay([*notes, response]), media_type="text/event-stream", headers=SSE_HEADERS)

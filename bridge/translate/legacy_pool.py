@@ -415,7 +415,7 @@ declared may be asked; a client that declared none of these can never be asked a
 def needs_lease(method: Any, caps: dict[str, Any]) -> bool:
     """An input-capable call: a method that may ask the client, from a client that declared something
     it can be asked for (it runs alone on its session: it holds the input lease)."""
-    return method in MRTR_METHODS and any(k in caps for k in INPUT_CAPABILITIES)
+    return method in MRTR_METHODS and not caps.keys().isdisjoint(INPUT_CAPABILITIES)
 
 
 def lease_key(request: Message, principal: str | None) -> str | None:

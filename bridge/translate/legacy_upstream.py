@@ -123,19 +123,25 @@ def legacy_params(params: dict[str, Any] | None, progress_token: str | int | Non
     """
     if params is None:
         return None
-    out = {k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState", "task")}
-    meta = params.get("_meta")
+    out = dict(params)
+    meta = out.pop("_meta", None)
+    if not _CONSUMED_PARAMS.isdisjoint(out):
+        for key in _CONSUMED_PARAMS:
+            out.pop(key, None)
     new_meta: dict[str, Any] = {}
-    if isinstance(meta, dict):
-        for key, value in meta.items():
-            if key in eras.MODERN_REQUEST_META_KEYS or key == "progressToken":
-                continue
-            new_meta[key] = value
+    if isinstance(meta, dict) and not _SESSION_META_KEYS.issuperset(meta):  # (most carry only what the session has)
+        new_meta = {key: value for key, value in meta.items() if key not in _SESSION_META_KEYS}
     if progress_token is not None:
         new_meta["progressToken"] = progress_token
     if new_meta:
         out["_meta"] = new_meta
     return out
+
+
+_CONSUMED_PARAMS = frozenset({"inputResponses", "requestState", "task"})
+"""2026 request fields the bridge consumes (MRTR's, the tasks extension's): never sent to a 2025 server."""
+_SESSION_META_KEYS = frozenset({*eras.MODERN_REQUEST_META_KEYS, "progressToken"})
+"""``_meta`` keys a 2025 session carries once (its initialize) or the bridge replaces (its own progress token)."""
 
 
 def to_legacy_request(request: Message, upstream_id: int, progress_token: str | int | None = None) -> Message:

@@ -26,13 +26,15 @@ STREAMING_METHODS = frozenset({"subscriptions/listen"})
 """Requests whose answer is a stream of notifications of their own (2026-07-28 basic/patterns/subscriptions.mdx)."""
 
 
-def answers_once(msg: Message) -> bool:
+def answers_once(msg: Message, meta: dict[str, Any] | None = None) -> bool:
     """Whether a 2026 request asked for nothing but its response: no progress token, no log level (notifications
     reach only a request that asked: 2026-07-28 basic/utilities/progress.mdx, server/utilities/logging.mdx), and
-    not a stream of its own. Such a request is answered with its response alone."""
+    not a stream of its own. Such a request is answered with its response alone. ``meta``: its ``_meta``, when
+    already looked up (``validate_request`` returns it)."""
     if msg.get("method") in STREAMING_METHODS:
         return False
-    meta = eras.request_meta(msg)
+    if meta is None:
+        meta = eras.request_meta(msg)
     return meta is None or ("progressToken" not in meta and META_LOG_LEVEL not in meta)
 
 
@@ -43,8 +45,8 @@ def decode_header_value(value: str) -> str:
         raise FrameError(HEADER_MISMATCH, "Header mismatch: invalid base64 header value") from None
 
 
-def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> None:
-    """Body checks for a 2026 request (any transport)."""
+def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> dict[str, Any]:
+    """Body checks for a 2026 request (any transport). Returns its ``_meta``."""
     rid = msg.get("id")
     method = msg["method"]
     if method in eras.REMOVED_IN_MODERN:
@@ -79,6 +81,7 @@ def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MO
         raise FrameError(INVALID_PARAMS, f"Invalid params: {NAMED_METHODS[method]} is required", id=rid)
     if method == "subscriptions/listen" and not isinstance(params.get("notifications"), dict):
         raise FrameError(INVALID_PARAMS, "Invalid params: notifications filter is required", id=rid)
+    return meta
 
 
 def initialize_refusal(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> FrameError | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from mcp_eras.bridge import _perf
+
 
 class Deadline:
     """``asyncio.timeout`` for the task that makes it, as a timer and a check instead of a context manager (one per
@@ -15,7 +17,7 @@ class Deadline:
 
     def __init__(self, delay: float, loop: asyncio.AbstractEventLoop | None = None) -> None:
         loop = loop or asyncio.get_running_loop()
-        task = asyncio.current_task(loop)
+        task = _perf.current_task(loop)
         assert task is not None
         self._task = task
         self._cancelling = task.cancelling()

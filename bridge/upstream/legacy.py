@@ -47,6 +47,7 @@ class Listener:
 
 class LegacyUpstream(Upstream):
     era = eras.LEGACY
+    answers_refusals = True  # (``call``)
 
     def __init__(self, transport_factory: TransportFactory, settings: Settings, name: str = "upstream",
                  limits: Limits | None = None, prestart: Callable[[], Awaitable[None]] | None = None) -> None:
@@ -234,6 +235,10 @@ class LegacyUpstream(Upstream):
                 retired = self.live.pop(sid, None)
                 if retired is not None:
                     self._spawn(retired.close())
+            if choice.sid not in self._opening:
+                session = self.live.get(choice.sid)
+                if session is not None:
+                    return session, choice.exclusive  # live already (``_opened`` without its coroutine)
             return await self._opened(choice), choice.exclusive
         # Sessions evicted or retired for a new one are closed before it opens: never more live children than the cap.
         # Callers granted the new session meanwhile (same identity) wait for it in ``_opened``.
@@ -344,6 +349,8 @@ class LegacyUpstream(Upstream):
     def _lease_freed(self, sid: str) -> None:
         """A lease of session ``sid`` may be free: a parked call resuming there takes it first (handed
         over here, so nobody can overtake it), else the identity's next waiters are woken."""
+        if not self._resumers and not self._queues:
+            return  # nobody waits for a lease (the usual case: a lease is free whenever a call begins)
         rec = self.pool.sessions.get(sid)
         if rec is None:
             return
@@ -401,19 +408,20 @@ class LegacyUpstream(Upstream):
         try:
             while True:
                 for action in actions:
-                    if isinstance(action, Send):
-                        await session.send_quietly(action.frame)
-                    elif isinstance(action, Notify):
-                        await emit(action.frame)
-                    elif isinstance(action, Wake):
-                        wake_at = action.at_ms
-                    elif isinstance(action, Park):
-                        handed_off = True
-                        return self._park(session, live, request, ctx, action.input_requests)
-                    elif isinstance(action, Reply):
+                    kind = type(action)  # (the actions are final classes; the usual last one, Reply, is looked at first)
+                    if kind is Reply:
                         handed_off = True
                         session.close_call(live)
-                        return action.response
+                        return action.response  # type: ignore[union-attr]
+                    if kind is Send:
+                        await session.send_quietly(action.frame)  # type: ignore[union-attr]
+                    elif kind is Notify:
+                        await emit(action.frame)  # type: ignore[union-attr]
+                    elif kind is Wake:
+                        wake_at = action.at_ms  # type: ignore[union-attr]
+                    elif kind is Park:
+                        handed_off = True
+                        return self._park(session, live, request, ctx, action.input_requests)  # type: ignore[union-attr]
                 if wake_at is None:
                     msg = await live.queue.get()
                 else:

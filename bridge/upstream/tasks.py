@@ -125,7 +125,8 @@ class TasksUpstream(Upstream):
         if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
             return self.inner.call(request, ctx, emit)  # as ``_modern`` would, one coroutine less
         if method == "tools/call" and self._plain_calls(ctx):
-            return self._answered(self.inner.call(request, ctx, emit), request.get("id"))
+            call = self.inner.call(request, ctx, emit)
+            return call if getattr(self.inner, "answers_refusals", False) else self._answered(call, request.get("id"))
         return self._modern(request, ctx, emit)
 
     def _plain_calls(self, ctx: CallContext) -> bool:
@@ -134,7 +135,8 @@ class TasksUpstream(Upstream):
         session of this caller declared no tasks while no task channel of the caller is open. Unsure: False."""
         if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
             return self._started
-        if any(principal == ctx.principal and channel.state == "ready" for (principal, _caps), channel in self.channels.items()):
+        if self.channels and any(principal == ctx.principal and channel.state == "ready"
+                                 for (principal, _caps), channel in self.channels.items()):
             return False
         known = self._ready_caps(ctx)
         return known is not None and not tx.upstream_supports_tasks(known)

@@ -40,3 +40,31 @@ def test_fast_extra_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> N
 def test_without_the_extra_the_defaults_stay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MCP_BRIDGE_FAST", raising=False)
     assert _perf.loop_name() == "asyncio"
+
+
+@pytest.mark.parametrize("fast", ["0", "1"])
+def test_current_task_is_asyncio_s(monkeypatch: pytest.MonkeyPatch, fast: str) -> None:
+    """``_perf.current_task(loop)`` answers as ``asyncio.current_task(loop)``: the task running on the loop, None in a
+    plain callback, on either loop."""
+    monkeypatch.setenv("MCP_BRIDGE_FAST", fast)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        task = _perf.current_task(loop)
+        assert task is asyncio.current_task() and task is not None
+        other = loop.create_task(asyncio.sleep(0, _perf.current_task(loop)))
+        seen = await other
+        assert seen is task  # the argument was taken while ``main`` ran
+        in_callback: list[object] = []
+        done = loop.create_future()
+        loop.call_soon(lambda: (in_callback.append(_perf.current_task(loop)), done.set_result(None)))
+        await done
+        assert in_callback == [None]
+
+        async def inner() -> object:
+            return _perf.current_task(loop)
+
+        child = loop.create_task(inner())
+        assert await child is child
+
+    _perf.run(main())

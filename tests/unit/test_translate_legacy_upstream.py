@@ -68,6 +68,19 @@ def test_mrtr_fields_never_reach_the_legacy_server() -> None:
     spec.legacy("CallToolRequest", legacy)
 
 
+def test_envelope_only_meta_leaves_no_meta_and_the_request_untouched() -> None:
+    """The usual 2026 request: its ``_meta`` holds only what the 2025 session carries, so the 2025 request has none;
+    the tasks extension's ``task`` field is consumed too, and the client's request is not changed by the copy."""
+    request = copy.deepcopy(spec.example("CallToolRequest"))
+    request["params"]["task"] = {"ttl": 1000}
+    before = copy.deepcopy(request)
+    legacy = tx.to_legacy_request(request, 3)
+    assert "_meta" not in legacy["params"] and "task" not in legacy["params"]
+    assert list(legacy["params"]) == [k for k in request["params"] if k not in ("_meta", "task")]
+    assert request == before
+    spec.legacy("CallToolRequest", legacy)
+
+
 INIT_RESULT = {
     "protocolVersion": "2025-06-18",
     "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True}, "logging": {},
