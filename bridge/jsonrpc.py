@@ -77,6 +77,9 @@ def parse_frame(data: bytes | str) -> Message:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise FrameError(PARSE_ERROR, f"Parse error: {exc}") from None
+    if type(obj) is dict and type(data) is bytes and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
+        check_envelope(obj)  # the usual frame: an object too short to nest too deep (``too_deep``'s first test)
+        return obj
     if isinstance(obj, (dict, list)) and too_deep(data, obj):
         raise FrameError(INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {MAX_DEPTH} levels")
     if isinstance(obj, list):

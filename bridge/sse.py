@@ -114,10 +114,15 @@ class SseParser:
         self._pending = pending + b"\r" if held else pending
         out = []
         for line in lines:
-            if line:
+            if not line:
+                if (event := self._blank()) is not None:
+                    out.append(event)
+            elif line.startswith(b"data:"):  # the usual line, as ``line`` takes it (without its dispatch)
+                self._add_data(line[6:] if line[5:6] == b" " else line[5:])
+            elif line == b"event: message":
+                self._event = b"message"
+            else:
                 self.line(line)
-            elif (event := self._blank()) is not None:
-                out.append(event)
         return out
 
     def line(self, line: bytes) -> SseEvent | None:
@@ -130,10 +135,7 @@ class SseParser:
         if value[:1] == b" ":
             value = value[1:]
         if name == b"data":
-            self._size += len(value) + 1
-            if self._size > self.max_event:
-                raise EventTooLarge(f"upstream event over {self.max_event} bytes")
-            self._data.append(value)
+            self._add_data(value)
         elif name == b"event":
             self._event = value
         elif name == b"id":
@@ -141,6 +143,12 @@ class SseParser:
         elif name == b"retry" and value.isdigit():
             self._retry = int(value)
         return None
+
+    def _add_data(self, value: bytes) -> None:
+        self._size += len(value) + 1
+        if self._size > self.max_event:
+            raise EventTooLarge(f"upstream event over {self.max_event} bytes")
+        self._data.append(value)
 
     def end(self) -> list[SseEvent]:
         """The stream ended: its unterminated last line, and the event it leaves with data, if any."""

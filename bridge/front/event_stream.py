@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 
+from mcp_eras.bridge import fifo_timers
 from mcp_eras.bridge.jsonrpc import Message
 
 
@@ -51,12 +52,13 @@ class EventStream:
                 waiter.set_result(True)
 
     async def changed(self, timeout: float | None = None) -> bool:
-        """Until the next change (True), or ``timeout`` seconds without one (False). A future and a timer
-        handle: ``asyncio.wait_for`` would wrap the wait in a task of its own on every wait."""
+        """Until the next change (True), or ``timeout`` seconds without one (False). A future and a shared timer
+        (``fifo_timers``: a 2025 call's hold waits here on every call): ``asyncio.wait_for`` would wrap the wait in a
+        task of its own on every wait."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[bool] = loop.create_future()
         self._waiters.append(waiter)
-        timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
+        timer = fifo_timers.call_later(loop, timeout, _expire, waiter) if timeout is not None else None
         try:
             return await waiter
         finally:

@@ -87,8 +87,9 @@ class LegacyCall:
     @classmethod
     def begin(cls, request: Message, upstream_id: int, *, server_info: dict[str, Any] | None = None, ttl_ms: int = 0,
               cache_scope: str = "private") -> tuple[LegacyCall, list[Action]]:
-        call = cls(upstream_id, request["method"], server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
-        call._bind(request)
+        client_id, params, caps, client_token, log_level = _riding(request)  # (``_bind``, made with the call)
+        call = cls(upstream_id, request["method"], client_id, caps, params, client_token, log_level,
+                   server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
         # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: the token is the bridge's own (its
         # upstream id); the client's token is restored on the way back.
         token = upstream_id if call.client_token is not None else None
@@ -96,12 +97,7 @@ class LegacyCall:
 
     def _bind(self, request: Message) -> None:
         """The client request currently riding this upstream call (changes on each MRTR retry)."""
-        self.client_id = request.get("id")
-        self.params = request.get("params")
-        meta = request_meta(request) or {}
-        self.caps = tx.capabilities_in(meta)
-        self.client_token = tx.progress_token_in(meta)
-        self.log_level = tx.log_level_in(meta)
+        self.client_id, self.params, self.caps, self.client_token, self.log_level = _riding(request)
         self.last_progress = None
 
     # --- events ------------------------------------------------------------------------------------
@@ -221,6 +217,13 @@ class LegacyCall:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LegacyCall:
         return cls(**{**data, "rounds": Rounds.from_json(data["rounds"])})
+
+
+def _riding(request: Message) -> tuple[RequestId | None, Any, dict[str, Any], str | int | None, str | None]:
+    """What a call keeps of the client request riding it: its id, params, declared capabilities, progress token and
+    log level."""
+    meta = request_meta(request) or {}
+    return request.get("id"), request.get("params"), tx.capabilities_in(meta), tx.progress_token_in(meta), tx.log_level_in(meta)
 
 
 def _invalid_state(client_id: RequestId | None) -> Message:

@@ -126,8 +126,29 @@ class Dechunker:
     def feed(self, buf: bytearray) -> bytes:
         """Consume what ``buf`` holds of the body up to the end of one chunk's data; return that data (b"" when
         none is there yet). Called again, it goes on with the next chunk; ``done`` after the last."""
-        while not self.done:
+        while not self.done and buf:  # (every state waits for more when the buffer is empty)
             state = self._state
+            if state == _SIZE:
+                end = buf.find(b"\r\n")
+                if 0 <= end <= MAX_CHUNK_LINE:
+                    size = bytes(buf[:end]).split(b";", 1)[0].strip(b" \t")
+                    if not _HEX.fullmatch(size):
+                        raise httpx.RemoteProtocolError("malformed chunk size from upstream")
+                    n = int(size, 16)
+                    start = end + 2
+                    if not n and buf[start:start + 2] == b"\r\n":  # the last chunk, without trailers (the usual end)
+                        del buf[:start + 2]
+                        self.done = True
+                        return b""
+                    if n and len(buf) >= start + n + 2 and buf[start + n] == 13 and buf[start + n + 1] == 10:
+                        # the whole chunk is here, well ended (the usual case): one slice
+                        data = bytes(buf[start:start + n])
+                        del buf[:start + n + 2]
+                        return data
+                    del buf[:start]
+                    self._left = n
+                    self._state = _DATA if n else _TRAILERS
+                    continue
             if state == _DATA:
                 if not buf:
                     break

@@ -219,7 +219,7 @@ class LegacyUpstream(Upstream):
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
-        choice: Grant | Wait = Wait()
+        choice: Grant | Wait | None = None
         # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
         key = lease_key(request, ctx.principal) if request is not None and self._queues else None
         queued = key is not None and self._live_waiters(key)
