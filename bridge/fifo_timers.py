@@ -16,15 +16,18 @@ from typing import Any
 
 
 class Timer:
-    """One pending call of ``callback(arg)`` at ``due`` (loop time)."""
+    """``Timer(loop, delay, callback, arg)``: ``callback(arg)`` is called ``delay`` seconds from now (``call_later``)."""
 
     __slots__ = ("due", "callback", "arg", "_queue")
 
-    def __init__(self, due: float, callback: Callable[[Any], object], arg: Any, queue: _Queue) -> None:
-        self.due = due
-        self.callback = callback
-        self.arg = arg
-        self._queue = queue
+    def __init__(self, loop: asyncio.AbstractEventLoop, delay: float, callback: Callable[[Any], object], arg: Any) -> None:
+        queue = _QUEUES.get((id(loop), delay))
+        if queue is None or queue.loop is not loop:
+            queue = _new_queue(loop, delay)
+        self.due, self.callback, self.arg, self._queue = loop.time() + delay, callback, arg, queue
+        queue.pending[self] = None
+        if queue.handle is None:
+            queue.handle = loop.call_at(self.due, queue.fire)
 
     def cancel(self) -> None:
         """It will not run (nothing happens if it ran already)."""
@@ -62,16 +65,9 @@ _QUEUES: dict[tuple[int, float], _Queue] = {}
 """Queues by (id of their loop, timer length). A queue names its loop, so a reused id is told apart."""
 
 
-def call_later(loop: asyncio.AbstractEventLoop, delay: float, callback: Callable[[Any], object], arg: Any) -> Timer:
-    """``loop.call_later(delay, callback, arg)``, sharing one loop timer with every other timer of this length."""
-    queue = _QUEUES.get((id(loop), delay))
-    if queue is None or queue.loop is not loop:
-        queue = _new_queue(loop, delay)
-    timer = Timer(loop.time() + delay, callback, arg, queue)
-    queue.pending[timer] = None
-    if queue.handle is None:
-        queue.handle = loop.call_at(timer.due, queue.fire)
-    return timer
+call_later = Timer
+"""``call_later(loop, delay, callback, arg)``: ``loop.call_later(delay, callback, arg)``, sharing one loop timer with
+every other timer of this length (it returns the ``Timer``; ``cancel()`` it as a ``TimerHandle``)."""
 
 
 def _new_queue(loop: asyncio.AbstractEventLoop, delay: float) -> _Queue:

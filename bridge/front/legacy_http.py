@@ -165,10 +165,14 @@ class LegacyHttpFront:
                     self._drop(slot)
                     await slot.close()
 
-    def _lookup(self, headers: Mapping[str, str], rid: RequestId | None, ctx: CallContext | None = None
-                ) -> HttpSessionSlot | Response:
-        sid = headers.get("mcp-session-id")
-        slot = self.sessions.get(sid) if sid else None
+    def _lookup(self, headers: Mapping[str, str], rid: RequestId | None, ctx: CallContext | None = None,
+                found: tuple[str | None, HttpSessionSlot | None] | None = None) -> HttpSessionSlot | Response:
+        """``found``: (session id header, its slot) when the caller looked them up already."""
+        if found is None:
+            sid = headers.get("mcp-session-id")
+            slot = self.sessions.get(sid) if sid else None
+        else:
+            sid, slot = found
         state = slot.session.state if slot is not None and slot.session is not None else None
         principal = (ctx or headers_context(headers, LEGACY)).principal
         refusal = ls.admit_http(state, has_session_header=bool(sid), principal=principal,
@@ -195,7 +199,7 @@ class LegacyHttpFront:
         sid = headers.get("mcp-session-id")
         slot = self.sessions.get(sid) if sid else None
         ctx = slot.context(headers) if slot is not None else headers_context(headers, LEGACY)
-        found = self._lookup(headers, rid, ctx)
+        found = self._lookup(headers, rid, ctx, (sid, slot))
         if isinstance(found, Response):
             return found
         slot = found
@@ -216,11 +220,6 @@ class LegacyHttpFront:
             stream.push(response)
             stream.close()
 
-        task = session.begin(msg, send, ctx, answered)
-        if task is None:
-            slot.streams.pop(stream.key, None)
-            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
-
         def finish(t: asyncio.Task[Message]) -> None:
             # A response was pushed from the task itself (``answered``); a cancelled or failed request ends here.
             try:
@@ -230,7 +229,10 @@ class LegacyHttpFront:
             finally:
                 stream.close()
 
-        task.add_done_callback(finish)
+        task = session.begin(msg, send, ctx, answered, finish)
+        if task is None:
+            slot.streams.pop(stream.key, None)
+            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
         if mrtr.is_mrtr_method(msg["method"]):
             # Calls that may run long or need client input: a call answered within PRIME_HOLD, with nothing
             # before its answer, is answered as JSON; anything else answers on SSE, primed with an event id so a

@@ -92,21 +92,28 @@ class LegacyFrontSession:
 
     # --- client frames ---------------------------------------------------------------------------
 
-    def begin(self, msg: Message, send: Send, ctx: CallContext,
-              settle: Callable[[Message], None] | None = None) -> asyncio.Task[Message] | None:
+    def begin(self, msg: Message, send: Send, ctx: CallContext, settle: Callable[[Message], None] | None = None,
+              ended: Callable[[asyncio.Task[Message]], None] | None = None) -> asyncio.Task[Message] | None:
         """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used.
 
         ``settle``: called with the response from inside the task, as soon as there is one. A done callback runs a
-        loop iteration after the task ends; the answer is on the critical path, the bookkeeping (``done``) is not."""
+        loop iteration after the task ends; the answer is on the critical path, the bookkeeping (``done``) is not.
+        ``ended``: the caller's own done callback, run after the session's (one callback per task)."""
         key = ls.start_request(self.state, msg["id"])
         if key is None:
             return None
-        task = asyncio.create_task(self.run_request(msg, ctx, send, settle), name=f"legacy-req:{msg['id']!r}")
+        # (The loop's own create_task: asyncio.create_task is a Python wrapper around it, and a name per request, made
+        # by formatting its id, is paid on every request for a debugger's sake.)
+        task = asyncio.get_running_loop().create_task(self.run_request(msg, ctx, send, settle))
         self.tasks[key] = task
 
-        def done(_t: asyncio.Task[Message]) -> None:
-            self.tasks.pop(key, None)
-            ls.finish(self.state, msg["id"])
+        def done(t: asyncio.Task[Message]) -> None:
+            try:
+                self.tasks.pop(key, None)
+                ls.finish(self.state, msg["id"])
+            finally:
+                if ended is not None:
+                    ended(t)
 
         task.add_done_callback(done)
         return task

@@ -131,9 +131,10 @@ class ModernHttpUpstream(Upstream):
         headers.update(mirror_headers.routing_headers(wire))
         if ctx.authorization:
             headers["Authorization"] = ctx.authorization
-        for key, value in ctx.trace.items():
-            if key.lower() in ("traceparent", "tracestate", "baggage"):
-                headers[key] = value
+        if ctx.trace:
+            for key, value in ctx.trace.items():
+                if key.lower() in ("traceparent", "tracestate", "baggage"):
+                    headers[key] = value
         if wire.get("method") == "tools/call":
             params = wire.get("params") or {}
             annotations = self._tool_headers.get(params.get("name"))
@@ -182,7 +183,8 @@ class ModernHttpUpstream(Upstream):
     # --- calls ---------------------------------------------------------------------------------
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
-        await self.start()
+        if self._client is None:
+            await self.start()
         self.calls += 1
         method = request.get("method")
         caller_id = request["id"]
