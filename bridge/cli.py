@@ -243,6 +243,7 @@ def serve(
                     transport=upstream_transport, env=child_vars, inherit_env=inherit, cwd=cwd)
     up = with_tasks(make_upstream(target, settings), settings)
     if stdio:
+        _perf.serving()
         _perf.run(_serve_stdio(up, settings))
         return
     bind_host, bind_port = explicit or (None, None)

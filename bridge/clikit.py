@@ -168,10 +168,14 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     must arrive within ``header_timeout`` seconds (bridge.front.h11_guard)."""
     import uvicorn
 
+    from mcp_eras.bridge import _perf
+
     sock = bind(host, port)
     announce(host, sock.getsockname()[1])
     try:
-        uvicorn.Server(server_config(app, header_timeout)).run(sockets=[sock])
+        server = uvicorn.Server(server_config(app, header_timeout))
+        _perf.serving()
+        server.run(sockets=[sock])
     finally:
         sock.close()
 

@@ -101,11 +101,12 @@ def frame_era(msg: dict[str, Any]) -> Era | None:
     ``_meta`` envelope instead is a 2026 request (for a method 2026 removed: -32601).
     """
     params = msg.get("params")
-    if msg.get("method") == "initialize" and isinstance(params, dict) and "protocolVersion" in params:
-        return LEGACY
-    meta = request_meta(msg)
-    if meta is not None and META_PROTOCOL_VERSION in meta:
-        return MODERN
+    if isinstance(params, dict):
+        if "protocolVersion" in params and msg.get("method") == "initialize":
+            return LEGACY
+        meta = params.get("_meta")  # (``request_meta``)
+        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
+            return MODERN
     if msg.get("method") == "initialize":
         return LEGACY
     return None

@@ -57,9 +57,13 @@ MAX_DEPTH = 128
 (they could be parsed but not re-serialized on the way to the peer)."""
 
 
+_SHORT = 2 * (MAX_DEPTH + 1)
+"""Nesting N levels deep takes at least 2N bytes (each level opens and closes): a shorter frame is never too deep."""
+
+
 def too_deep(data: bytes | str, obj: Any, limit: int = MAX_DEPTH) -> bool:
     raw = data.encode() if isinstance(data, str) else data
-    if raw.count(b"{") + raw.count(b"[") <= limit:
+    if len(raw) < 2 * (limit + 1) or raw.count(b"{") + raw.count(b"[") <= limit:
         return False  # cannot nest deeper than its number of brackets
     stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
@@ -77,8 +81,8 @@ def parse_frame(data: bytes | str) -> Message:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise FrameError(PARSE_ERROR, f"Parse error: {exc}") from None
-    if type(obj) is dict and type(data) is bytes and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
-        check_envelope(obj)  # the usual frame: an object too short to nest too deep (``too_deep``'s first test)
+    if type(obj) is dict and type(data) is bytes and (len(data) < _SHORT or data.count(b"{") + data.count(b"[") <= MAX_DEPTH):
+        check_envelope(obj)  # the usual frame: an object too short to nest too deep (``too_deep``'s first tests)
         return obj
     if isinstance(obj, (dict, list)) and too_deep(data, obj):
         raise FrameError(INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {MAX_DEPTH} levels")

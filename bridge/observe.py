@@ -60,6 +60,11 @@ class ObservedUpstream(Upstream):
         self.inner = inner
         self.metrics = metrics
         self.clock = clock
+        try:
+            self._record = metrics.recorder("requests_total", "request_duration_seconds")
+        except KeyError:  # (families not registered yet: ``register_metrics``)
+            register_metrics(metrics)
+            self._record = metrics.recorder("requests_total", "request_duration_seconds")
 
     @property  # type: ignore[override]
     def era(self) -> Any:
@@ -86,8 +91,7 @@ class ObservedUpstream(Upstream):
             raise
         finally:
             era = ctx.client_era
-            self.metrics.inc_values("requests_total", (era, str(self.era or "unknown"), outcome))
-            self.metrics.observe_values("request_duration_seconds", (era,), self.clock() - started)
+            self._record((era, str(getattr(self.inner, "era", None) or "unknown"), outcome), (era,), self.clock() - started)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

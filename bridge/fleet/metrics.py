@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 LATENCY_BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
@@ -98,6 +98,33 @@ class Metrics:
                 raise ValueError(f"{h.name}: {len(values)} label values for {h.label_names}")
             series = h.by_values[values] = self._series(h, tuple(zip(h.label_names, map(str, values), strict=True)))
         self._observe(h, series, value)
+
+    def recorder(self, counter: str, histogram: str) -> Callable[[tuple[str, ...], tuple[str, ...], float], None]:
+        """``record(counter_values, histogram_values, value)``: ``inc_values(counter, counter_values)`` and
+        ``observe_values(histogram, histogram_values, value)`` as one call, the two families looked up once (one relayed
+        call records both). A label set not seen yet goes through those methods; families registered again later
+        under the same names are not this recorder's."""
+        fam, h = self._counters[counter], self._hists[histogram]
+        keys, totals, by_values, buckets = fam.keys, fam.values, h.by_values, h.buckets
+        top = len(buckets)
+
+        def record(counter_values: tuple[str, ...], histogram_values: tuple[str, ...], value: float) -> None:
+            key = keys.get(counter_values)
+            if key is None:
+                self.inc_values(counter, counter_values)
+            else:
+                totals[key] = totals.get(key, 0.0) + 1.0
+            series = by_values.get(histogram_values)
+            if series is None:
+                self.observe_values(histogram, histogram_values, value)
+                return
+            i = bisect_left(buckets, value)  # (``_observe``)
+            if i < top:
+                series[i] += 1
+            series[-2] += value
+            series[-1] += 1
+
+        return record
 
     @staticmethod
     def _series(h: _Histogram, key: Labels) -> list[float]:

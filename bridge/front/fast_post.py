@@ -91,7 +91,9 @@ class FastPost:
                 response: Response = self.front.error_response(exc)
             else:
                 response = await self.front.answer_post(index, msg, watch, lambda: _request(cycle.asgi(), index))
-            if isinstance(response, SSEResponse) and response.background is None:
+            if type(response) is JSONBody:  # the usual answer (never with a background task)
+                write_whole(cycle, response)
+            elif isinstance(response, SSEResponse) and response.background is None:
                 await write_stream(cycle, response, watch)
             elif isinstance(response, StreamingResponse) or response.background is not None:
                 asgi = cycle.asgi()

@@ -86,8 +86,9 @@ class LegacyCall:
 
     @classmethod
     def begin(cls, request: Message, upstream_id: int, *, server_info: dict[str, Any] | None = None, ttl_ms: int = 0,
-              cache_scope: str = "private") -> tuple[LegacyCall, list[Action]]:
-        client_id, params, caps, client_token, log_level = _riding(request)  # (``_bind``, made with the call)
+              cache_scope: str = "private", meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Action]]:
+        """``meta``: the request's ``_meta`` when already looked up."""
+        client_id, params, caps, client_token, log_level = _riding(request, meta)  # (``_bind``, made with the call)
         call = cls(upstream_id, request["method"], client_id, caps, params, client_token, log_level,
                    server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
         # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: the token is the bridge's own (its
@@ -219,10 +220,12 @@ class LegacyCall:
         return cls(**{**data, "rounds": Rounds.from_json(data["rounds"])})
 
 
-def _riding(request: Message) -> tuple[RequestId | None, Any, dict[str, Any], str | int | None, str | None]:
+def _riding(request: Message, meta: dict[str, Any] | None = None
+            ) -> tuple[RequestId | None, Any, dict[str, Any], str | int | None, str | None]:
     """What a call keeps of the client request riding it: its id, params, declared capabilities, progress token and
-    log level."""
-    meta = request_meta(request) or {}
+    log level (``meta``: its ``_meta``, when already looked up)."""
+    if meta is None:
+        meta = request_meta(request) or {}
     return request.get("id"), request.get("params"), tx.capabilities_in(meta), tx.progress_token_in(meta), tx.log_level_in(meta)
 
 

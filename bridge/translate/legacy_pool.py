@@ -164,11 +164,12 @@ class Pool:
         return [s.sid for s in self.group(identity_key(principal, tx.client_capabilities(request), tx.client_info(request)))]
 
     def acquire(self, request: Message | None, principal: str | None, new_sid: str, *, limits: Limits,
-                now_ms: int = 0) -> Grant | Wait | Refuse:
+                now_ms: int = 0, meta: dict[str, Any] | None = None) -> Grant | Wait | Refuse:
         """A session for ``request`` (None: the bridge's own provisional session). Input-capable calls
         (a method that may ask the client, from a client that declared something it can be asked for)
-        get the session's input lease."""
-        meta = (request_meta(request) or {}) if request is not None else {}
+        get the session's input lease. ``meta``: the request's ``_meta`` when already looked up."""
+        if meta is None:
+            meta = (request_meta(request) or {}) if request is not None else {}
         caps, info = tx.capabilities_in(meta), tx.info_in(meta)
         key = identity_key(principal, caps, info)
         exclusive = request is not None and needs_lease(request.get("method"), caps)
@@ -223,13 +224,15 @@ class Pool:
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
                    server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str,
-                   now_ms: int = 0) -> tuple[LegacyCall, list[Action]]:
+                   now_ms: int = 0, meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Action]]:
         """Start ``request`` on session ``sid`` as upstream request ``upstream_id``. An input-capable
-        call also takes the session-level requests held for it (``hold``): they ask its caller."""
+        call also takes the session-level requests held for it (``hold``): they ask its caller. ``meta``: the
+        request's ``_meta`` when already looked up."""
         s = self.sessions[sid]
         s.calls.append(upstream_id)
         s.claims = max(0, s.claims - 1)
-        call, actions = LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope)
+        call, actions = LegacyCall.begin(request, upstream_id, server_info=server_info, ttl_ms=ttl_ms, cache_scope=cache_scope,
+                                         meta=meta)
         if exclusive:
             s.lease = upstream_id
             actions += self._hand_held(s, call, now_ms)

@@ -149,7 +149,10 @@ class LegacyUpstream(Upstream):
             return jsonrpc.result_response(request["id"], await self.discover(ctx, request))
         if "requestState" in params and method in eras.MRTR_METHODS:
             return await self._resume(request, ctx, emit)
-        session, exclusive = await self._session(request, ctx)
+        meta = params.get("_meta")  # (``eras.request_meta``: looked up once for the pool and the call)
+        if not isinstance(meta, dict):
+            meta = {}
+        session, exclusive = await self._session(request, ctx, meta)
         live: LiveCall | None = None
         try:
             if session.state != "ready":
@@ -158,8 +161,8 @@ class LegacyUpstream(Upstream):
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
                 server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope,
-                now_ms=now_ms())
-            loop = asyncio.get_running_loop()
+                now_ms=now_ms(), meta=meta)
+            loop = session.loop or asyncio.get_running_loop()
             live = session.open_call(LiveCall(upstream_id, method, machine, loop))
             if machine.log_level is not None:
                 await session.ensure_log_level()
@@ -215,7 +218,8 @@ class LegacyUpstream(Upstream):
 
     # --- pool ------------------------------------------------------------------------------------------
 
-    async def _session(self, request: Message | None, ctx: CallContext) -> tuple[LegacySession, bool]:
+    async def _session(self, request: Message | None, ctx: CallContext,
+                       meta: dict[str, Any] | None = None) -> tuple[LegacySession, bool]:
         """A session of the caller's identity, and whether it comes with its input lease (then this
         waits, with the request timeout as deadline, while every session of the identity runs an
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
@@ -227,7 +231,7 @@ class LegacyUpstream(Upstream):
             # The common case: a lease is free now (the same first step as the loop below, without its deadline scope).
             if self._closed:
                 raise UpstreamError("bridge is shutting down")
-            choice = self._acquire(request, ctx)
+            choice = self._acquire(request, ctx, meta)
         if not isinstance(choice, Grant):
             choice = await self._wait_for_grant(request, ctx, key, queued=queued, first_done=not queued)
         if not choice.new:
@@ -257,8 +261,8 @@ class LegacyUpstream(Upstream):
             self._opening.pop(choice.sid, None)
         return session, choice.exclusive
 
-    def _acquire(self, request: Message | None, ctx: CallContext) -> Grant | Wait:
-        choice = self.pool.acquire(request, ctx.principal, self._new_sid, limits=self.limits, now_ms=now_ms())
+    def _acquire(self, request: Message | None, ctx: CallContext, meta: dict[str, Any] | None = None) -> Grant | Wait:
+        choice = self.pool.acquire(request, ctx.principal, self._new_sid, limits=self.limits, now_ms=now_ms(), meta=meta)
         if isinstance(choice, Refuse):
             raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
         if isinstance(choice, Grant) and choice.new:

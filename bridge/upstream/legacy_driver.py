@@ -115,6 +115,12 @@ class LegacySession:
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._held_timer: asyncio.TimerHandle | None = None
+        try:
+            self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
+        """The loop the session was opened on and serves its calls on (each lookup of the running loop is a getpid()
+        on Python 3.11: this saves one per call)."""
         transport.bind(self._deliver, self._on_lost, self.take_response)
 
     # --- lifecycle ---------------------------------------------------------------------------------

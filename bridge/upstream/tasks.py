@@ -89,6 +89,10 @@ class TasksUpstream(Upstream):
         self._channel_lock = asyncio.Lock()
         self._ready_hints: dict[str | None, str] = {}
         """Caller (principal) -> the id of the ready session ``_ready_caps`` found for it last (checked again on use)."""
+        self._caps_seen: dict[str, Any] | None = None
+        self._caps_plain = False
+        """The server capabilities ``_plain_calls`` looked at last, and whether they offer no tasks (held: the same
+        dict is the same verdict)."""
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
         self.remote: Any = None
@@ -139,7 +143,11 @@ class TasksUpstream(Upstream):
                                  for (principal, _caps), channel in self.channels.items()):
             return False
         known = self._ready_caps(ctx)
-        return known is not None and not tx.upstream_supports_tasks(known)
+        if known is None:
+            return False
+        if known is not self._caps_seen:  # (a session's capabilities are read once per initialize: one dict each)
+            self._caps_seen, self._caps_plain = known, not tx.upstream_supports_tasks(known)
+        return self._caps_plain
 
     @staticmethod
     async def _answered(call: Awaitable[Message], rid: Any) -> Message:

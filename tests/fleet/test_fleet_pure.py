@@ -69,6 +69,25 @@ def test_metrics_by_label_values_render_as_by_label_dicts() -> None:
         by_values.observe_values("latency_seconds", ("2026-07-28", "extra"), 1.0)
 
 
+def test_a_recorder_lands_where_inc_values_and_observe_values_do() -> None:
+    """``Metrics.recorder`` (one call per relayed call for both families): the same series and buckets as the two
+    methods, for label sets seen before and new ones, on every bucket edge."""
+    by_methods, by_recorder = Metrics(), Metrics()
+    for m in (by_methods, by_recorder):
+        m.counter("requests_total", "Requests.", ("client_era", "outcome"))
+        m.histogram("latency_seconds", "Latency.", ("client_era",), buckets=(0.1, 1.0))
+    record = by_recorder.recorder("requests_total", "latency_seconds")
+    for era, outcome, seconds in (("2026-07-28", "ok", 0.05), ("2026-07-28", "ok", 0.1), ("2026-07-28", "error", 1.0),
+                                  ("2025-11-25", "error", 0.5), ("2025-11-25", "ok", 2.0), ("2026-07-28", "ok", 7.0)):
+        by_methods.inc_values("requests_total", (era, outcome))
+        by_methods.observe_values("latency_seconds", (era,), seconds)
+        record((era, outcome), (era,), seconds)
+    assert by_recorder.render() == by_methods.render()
+    assert by_recorder.value("requests_total", {"client_era": "2026-07-28", "outcome": "ok"}) == 3
+    with pytest.raises(ValueError):
+        record(("2026-07-28",), ("2026-07-28",), 1.0)
+
+
 def test_outcomes_and_era_typical_failures() -> None:
     assert managed.outcome_of({"id": 1, "result": {"resultType": "complete"}}) == "ok"
     assert managed.outcome_of({"id": 1, "result": {"resultType": "input_required"}}) == "input_required"
