@@ -68,3 +68,20 @@ def test_current_task_is_asyncio_s(monkeypatch: pytest.MonkeyPatch, fast: str) -
         assert await child is child
 
     _perf.run(main())
+
+
+def test_serving_freezes_start_up_and_raises_the_young_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        monkeypatch.setenv("MCP_BRIDGE_GC", "default")
+        _perf.serving()
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+        monkeypatch.delenv("MCP_BRIDGE_GC")
+        _perf.serving()
+        assert gc.get_threshold() == (_perf.GC_YOUNG_THRESHOLD, *before[1:])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
