@@ -195,13 +195,16 @@ class _Target:
     """One URL's request head, prebuilt: the request line, Host and the client's default headers, per set of
     caller header names (the caller's own fields replace defaults of the same name, case-insensitively)."""
 
-    __slots__ = ("key", "_line", "_defaults", "_prefixes")
+    __slots__ = ("key", "_line", "_defaults", "_prefixes", "_fields")
 
     def __init__(self, key: tuple[str, int], line: str, defaults: dict[str, str]) -> None:
         self.key = key
         self._line = line
         self._defaults = defaults
         self._prefixes: dict[tuple[str, ...], tuple[bytes, bool]] = {}
+        self._fields: dict[tuple[tuple[str, str], ...], bytes] = {}
+        """The caller's fields, checked and encoded, by their (name, value) pairs: a session sends the same ones on
+        every request (its id, its version), so each set is formatted once."""
 
     @classmethod
     def of(cls, url: str, client: httpx.AsyncClient) -> _Target | None:
@@ -227,6 +230,17 @@ class _Target:
 
     def request(self, headers: dict[str, str], content: bytes) -> bytes:
         prefix, fold = self._prefixes.get(tuple(headers)) or self._prefix(tuple(headers))
+        pairs = tuple(headers.items())
+        encoded = self._fields.get(pairs)
+        if encoded is None:
+            encoded = self._encode(headers, fold)
+            if len(self._fields) >= 256:
+                self._fields.clear()
+            self._fields[pairs] = encoded
+        return b"".join((prefix, encoded, b"content-length: %d\r\n\r\n" % len(content), content))
+
+    @staticmethod
+    def _encode(headers: dict[str, str], fold: bool) -> bytes:
         if fold:  # names repeated in another case, or framing fields: the last of each name, ours for framing
             folded = {k.lower(): v for k, v in headers.items()}
             headers = {k: v for k, v in folded.items() if k not in _FRAMING}
@@ -234,10 +248,9 @@ class _Target:
         if fields.count("\n") != len(headers) or fields.count("\r") != len(headers):
             raise httpx.LocalProtocolError("a request header name or value holds a line break")
         try:
-            encoded = fields.encode("latin-1")
+            return fields.encode("latin-1")
         except UnicodeEncodeError:
             raise httpx.LocalProtocolError("a request header name or value is not Latin-1") from None
-        return b"".join((prefix, encoded, b"content-length: %d\r\n\r\n" % len(content), content))
 
 
 class LeanPool:

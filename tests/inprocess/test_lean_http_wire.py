@@ -183,7 +183,8 @@ async def test_interim_responses_are_skipped(client: httpx.AsyncClient) -> None:
 
 async def test_line_breaks_in_header_values_are_refused_before_sending(client: httpx.AsyncClient) -> None:
     async with serve(answers(JSON_OK)) as (url, count):
-        for bad in ({"X-Trace": "a\r\nX-Injected: 1"}, {"X-Trace": "a\nb"}, {"X-Bad\r\nX": "1"}, {"X-Name": "\u2603"}):
+        # (twice each: a refused set of fields is never remembered as formatted, ``_Target.request``)
+        for bad in ({"X-Trace": "a\r\nX-Injected: 1"}, {"X-Trace": "a\nb"}, {"X-Bad\r\nX": "1"}, {"X-Name": "\u2603"}) * 2:
             with pytest.raises(httpx.LocalProtocolError):
                 async with lean_http.post(client, url, b"{}", bad, TIMEOUT):
                     pass
