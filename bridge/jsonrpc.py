@@ -96,7 +96,8 @@ def parse_frame(data: bytes | str) -> Message:
 
 def check_envelope(obj: Message) -> None:
     rid = obj.get("id")
-    valid_id = "id" in obj and (isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)))
+    kind = type(rid)  # (exact types first: what a JSON parser makes; bool, an int subclass, is never an id)
+    valid_id = (kind is int or kind is str or (isinstance(rid, (str, int)) and kind is not bool)) and "id" in obj
     if obj.get("jsonrpc") != "2.0":
         raise FrameError(INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"", id=rid if valid_id else None)
     if "method" in obj:

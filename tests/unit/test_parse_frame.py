@@ -38,3 +38,17 @@ def test_the_shortest_frame_past_the_cap_is_not_taken_for_short() -> None:
     assert len(frame) == 2 * (MAX_DEPTH + 1)
     assert jsonrpc.too_deep(frame, jsonrpc.orjson.loads(frame))
     assert not jsonrpc.too_deep(_bare(MAX_DEPTH), jsonrpc.orjson.loads(_bare(MAX_DEPTH)))
+
+
+@pytest.mark.parametrize("rid", ["true", "false", "1.5", "null", "[1]", '{"a":1}'])
+def test_ids_that_are_not_strings_or_integers_are_refused(rid: str) -> None:
+    with pytest.raises(FrameError, match="id must be a string or an integer"):
+        jsonrpc.parse_frame(b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"method":"m"}')
+    with pytest.raises(FrameError, match="response without a valid id"):
+        jsonrpc.parse_frame(b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"result":{}}')
+
+
+@pytest.mark.parametrize("rid", ['"a"', "0", "-7", "12345678901234567890"])
+def test_string_and_integer_ids_are_taken(rid: str) -> None:
+    assert jsonrpc.parse_frame(b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"method":"m"}')["method"] == "m"
+    assert "result" in jsonrpc.parse_frame(b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"result":{}}')
