@@ -67,20 +67,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_port(port: int, proc: subprocess.Popen, limit: float) -> bool:
+    """Until something listens on ``port`` (True) or ``limit`` seconds pass (False); ``proc`` exiting first raises."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return True
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{proc.args[:4]!r} exited early") from None
+            time.sleep(0.05)
+    return False
+
+
 @contextmanager
 def running(cmd: list[str], port: int | None, env: dict[str, str] | None = None, cwd: str | None = None) -> Iterator[subprocess.Popen]:
     env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     try:
-        deadline = time.monotonic() + 60
-        while port is not None and time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"{cmd[:4]} exited early") from None
-                time.sleep(0.05)
+        if port is not None:
+            wait_port(port, proc, 60)
         yield proc
     finally:
         proc.terminate()

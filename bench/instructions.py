@@ -21,32 +21,23 @@ import asyncio
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bridge_bench import LEGACY_PY, PY, RELAY, ROOT, bridge_cmd, free_port, legacy_http, modern_http, url  # noqa: E402
+from bridge_bench import LEGACY_PY, PY, RELAY, ROOT, bridge_cmd, free_port, legacy_http, modern_http, url, wait_port  # noqa: E402
 from lean_client import LeanClient  # noqa: E402
 
 LEGACY_SERVER = [LEGACY_PY, str(ROOT / "samples" / "legacy" / "everything_server.py")]
 MODERN_SERVER = [PY, str(ROOT / "samples" / "modern" / "everything_server.py")]
 
 
-def wait_port(port: int, proc: subprocess.Popen, limit: float = 300) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{proc.args!r} exited early") from None
-            time.sleep(0.2)
-    raise RuntimeError(f"nothing listens on {port} after {limit} s")
+def wait_listening(port: int, proc: subprocess.Popen, limit: float = 300) -> None:
+    """``bridge_bench.wait_port``, with a limit for a proxy starting under valgrind; not listening by then raises."""
+    if not wait_port(port, proc, limit):
+        raise RuntimeError(f"nothing listens on {port} after {limit} s")
 
 
 def proxy_command(leg: str, variant: str, port: int, upstream: str | None) -> tuple[list[str], object]:
@@ -105,7 +96,7 @@ def count(leg: str, variant: str, upstream: str | None, requests: int, concurren
     proc = subprocess.Popen([*valgrind, *cmd], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env, cwd=pythonpath or None)
     try:
-        wait_port(port, proc)
+        wait_listening(port, proc)
         asyncio.run(drive(port, proc.pid, make, requests, concurrency))
     finally:
         proc.terminate()
@@ -140,7 +131,7 @@ def main() -> None:
                 server_cmd = [*(LEGACY_SERVER if leg == "A-http" else MODERN_SERVER), "http", "--port", str(up)]
                 server = subprocess.Popen(server_cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.DEVNULL)
-                wait_port(up, server)
+                wait_listening(up, server)
                 upstream = url(up)
             try:
                 for c in args.concurrency:
