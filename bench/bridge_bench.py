@@ -20,7 +20,9 @@ A-stdio leg adds PyPI mcp-proxy 0.13.0 (a peer tool, no era translation; install
 Every variant's processes start once per leg; then ``--rounds`` rounds run each (variant,
 concurrency) cell for requests/rounds calls in rotating order, so drift on a shared machine hits all
 variants alike. Reported per cell: p50/p99 latency, req/s, the proxy's CPU ms per call (the run time of the proxy
-process's threads from /proc schedstat, in ns; children excluded) and its peak RSS (VmHWM). Run on an idle machine.
+process's threads from /proc schedstat, in ns; children excluded) and its peak RSS (VmHWM); on the HTTP legs also the
+upstream server's CPU ms per call and the share of the wall time it ran (at c=1 a direct client keeps it busy almost all
+the time, so what a proxy adds to a call shows as server idle time). Run on an idle machine.
 """
 
 from __future__ import annotations
@@ -183,6 +185,8 @@ class Cell:
     wall: float = 0.0
     cpu: float = 0.0
     calls: int = 0
+    server_cpu: float | None = None
+    """CPU seconds of the upstream server (HTTP legs, where the bench starts it) over the cell's rounds."""
     rounds: list[tuple[float, float, int]] = field(default_factory=list)
     """(wall s, CPU s, calls) of each round: ratios round by round show how far the machine's drift moved them."""
 
@@ -191,11 +195,14 @@ class Cell:
         return {"p50_ms": statistics.median(lat) * 1000, "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
                 "rps": self.calls / self.wall, "cpu_ms_per_call": (self.cpu * 1000 / self.calls) if rss is not None else None,
                 "peak_rss_mb": rss,
+                "server_cpu_ms_per_call": None if self.server_cpu is None else self.server_cpu * 1000 / self.calls,
+                "server_busy": None if self.server_cpu is None else self.server_cpu / self.wall,
                 "rounds_rps": [n / wall for wall, _cpu, n in self.rounds],
                 "rounds_cpu_ms_per_call": [cpu * 1000 / n for _wall, cpu, n in self.rounds] if rss is not None else None}
 
 
-async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_index: int, pid: int | None) -> None:
+async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_index: int, pid: int | None,
+                   server: int | None = None) -> None:
     counter = iter(range(start_index, start_index + n))
     latencies: list[float] = []
 
@@ -206,10 +213,13 @@ async def run_cell(call: Caller, cell: Cell, n: int, concurrency: int, start_ind
             latencies.append(time.perf_counter() - t0)
 
     cpu0 = cpu_seconds(pid) if pid else 0.0
+    server0 = cpu_seconds(server) if server else 0.0
     t0 = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     wall = time.perf_counter() - t0
     cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+    if server:
+        cell.server_cpu = (cell.server_cpu or 0.0) + cpu_seconds(server) - server0
     cell.wall += wall
     cell.cpu += cpu
     cell.rounds.append((wall, cpu, n))
@@ -223,6 +233,8 @@ class Variant:
     pid: int | None
     make: Callable[[httpx.AsyncClient], Awaitable[Caller]] | None = None
     stdio: list[str] | None = None
+    server: int | None = None
+    """The upstream server's pid when the bench started it (HTTP legs): its CPU per call is reported too."""
 
 
 async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str, dict]:
@@ -253,7 +265,7 @@ async def run_leg(variants: list[Variant], args: argparse.Namespace) -> dict[str
                 for c in args.concurrency:
                     for v in order:
                         try:
-                            await run_cell(callers[v.name], cells[v.name, c], per_round, c, index, v.pid)
+                            await run_cell(callers[v.name], cells[v.name, c], per_round, c, index, v.pid, v.server)
                         except Exception as exc:
                             raise RuntimeError(f"variant {v.name} at c={c} (round {r}) failed: {exc!r}") from exc
                         index += per_round
@@ -330,11 +342,14 @@ def leg_http(stack: ExitStack, era: str, args: argparse.Namespace) -> list[Varia
         server = [PY, str(ROOT / "samples" / "modern" / "everything_server.py")]
         flags, client = ["--front-era", "2025-11-25", "--upstream-era", "2026-07-28"], legacy_http
     up, nr = free_port(), free_port()
-    stack.enter_context(running([*server, "http", "--port", str(up)], up))
+    pid = stack.enter_context(running([*server, "http", "--port", str(up)], up)).pid
     relay = stack.enter_context(running([*RELAY, "--port", str(nr), "--mode", era, "--upstream", url(up)], nr))
-    return [Variant("direct", None, make=lambda c: legacy_http(c, url(up))),
-            Variant("null", relay.pid, make=lambda c: client(c, url(nr))),
-            *bridges(stack, args, [*flags, "--upstream", url(up)], client)]
+    variants = [Variant("direct", None, make=lambda c: legacy_http(c, url(up))),
+                Variant("null", relay.pid, make=lambda c: client(c, url(nr))),
+                *bridges(stack, args, [*flags, "--upstream", url(up)], client)]
+    for v in variants:
+        v.server = pid
+    return variants
 
 
 def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
@@ -354,6 +369,14 @@ def report(results: dict[str, dict[str, dict]], concurrency: list[int]) -> None:
                 print(f"{leg:<8} {name:<13} c={c:<3} cpu/call {b['cpu_ms_per_call'] / n['cpu_ms_per_call']:.2f}x  "
                       f"p50 {b['p50_ms'] / n['p50_ms']:.2f}x  req/s {b['rps'] / n['rps']:.2f}x vs null, "
                       f"{b['rps'] / d['rps']:.2f}x vs direct")
+    servers = [(leg, key, s) for leg, cells in results.items() for key, s in cells.items() if s.get("server_cpu_ms_per_call")]
+    if servers:
+        # At c=1 a direct client keeps the server busy nearly all the time; a proxy's latency leaves it idle between
+        # calls, and an idle server also spends more CPU per call (caches gone cold): both show here.
+        print("\nupstream server (HTTP legs): CPU ms per call, and the share of the wall time it was running:")
+        for leg, key, s in servers:
+            name, c = key.split(" c=")
+            print(f"{leg:<8} {name:<13} c={c:<3} {s['server_cpu_ms_per_call']:.3f} ms/call  busy {s['server_busy']:.0%}")
     print("\nround by round (median [lowest-highest] of the rounds' own ratios):")
     for leg, cells in results.items():
         proxies = list(dict.fromkeys(k.split(" c=")[0] for k in cells if not k.startswith("direct ")))
