@@ -102,6 +102,10 @@ class SseParser:
         self._size = 0
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
+        if not self._pending and self._event is None and not self._data and self._id is None and self._retry is None:
+            event = _whole_message(chunk, self.max_event)  # one whole event, nothing pending: what SDK servers write
+            if event is not None:
+                return [event]
         data = self._pending + chunk if self._pending else chunk
         held = False
         if b"\r" in data:
@@ -172,6 +176,20 @@ class SseParser:
                          None if self._id is None else self._id.decode("utf-8", "replace"), self._retry)
         self._event, self._data, self._id, self._retry, self._size = None, [], None, None, 0
         return event
+
+
+def _whole_message(chunk: bytes, max_event: int) -> SseEvent | None:
+    """``chunk`` as exactly one ``message`` event of one data line (``event: message``, ``data: ...``, a blank line;
+    CRLF or LF line ends), as ``SseParser.feed`` would dispatch it from a clear state; None for anything else."""
+    if chunk.startswith(b"event: message\r\ndata: ") and chunk.endswith(b"\r\n\r\n"):
+        data = chunk[22:-4]
+    elif chunk.startswith(b"event: message\ndata: ") and chunk.endswith(b"\n\n"):
+        data = chunk[21:-2]
+    else:
+        return None
+    if b"\n" in data or b"\r" in data or len(data) + 1 > max_event:
+        return None
+    return SseEvent("message", data.decode("utf-8", "replace"), None, None)
 
 
 class ResponseEvents:

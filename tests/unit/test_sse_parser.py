@@ -86,6 +86,41 @@ def test_an_event_over_the_cap_is_a_named_error() -> None:
         parser.feed(b"data: 0123456789\n" * 8)
 
 
+WHOLE = [  # chunks an upstream may write as one piece: the whole-event shortcut must dispatch what the lines would
+    b'event: message\r\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\r\n\r\n',  # an SDK server's answer
+    b'event: message\ndata: {"a":1}\n\n',
+    b"event: message\r\ndata:  two spaces\r\n\r\n",  # one space is dropped, the second kept
+    b"event: message\r\ndata: \r\n\r\n",  # empty data is still an event
+    b"event: message\r\ndata: a\r\ndata: b\r\n\r\n",  # two data lines
+    b"event: message\r\ndata: a\rb\r\n\r\n",  # a bare CR ends a line
+    b"event: message\r\ndata: a\r\n\r\n\r\n",  # a blank line more
+    b"event: message\r\ndata: a\r\n\r\nevent: message\r\ndata: b\r\n\r\n",  # two events
+    b"event: message\r\ndata: a\r\n",  # not ended yet
+    b"event: message\nid: 3\ndata: a\n\n",
+    b"event: message\r\ndata: " + "\u00e9".encode() + b"\r\n\r\n",
+]
+
+
+@pytest.mark.parametrize("chunk", WHOLE)
+def test_a_whole_event_in_one_chunk_parses_as_its_bytes_one_by_one(chunk: bytes) -> None:
+    # byte by byte, every piece but the first goes through the line parser with something pending
+    assert parse([chunk]) == parse([chunk[i:i + 1] for i in range(len(chunk))])
+
+
+def test_a_whole_event_after_a_partial_one_is_not_taken_alone() -> None:
+    parser = SseParser()
+    assert parser.feed(b"id: 9\r\n") == []
+    [event] = parser.feed(b"event: message\r\ndata: a\r\n\r\n")
+    assert (event.data, event.id) == ("a", "9")
+
+
+def test_a_whole_event_over_the_cap_is_a_named_error() -> None:
+    with pytest.raises(EventTooLarge):
+        SseParser(max_event=16).feed(b"event: message\r\ndata: " + b"x" * 16 + b"\r\n\r\n")
+    assert parse([b"event: message\r\ndata: " + b"x" * 15 + b"\r\n\r\n"], SseParser(max_event=16)) == [
+        ("message", "x" * 15, None, None)]
+
+
 def test_the_line_parser_and_the_bytes_parser_agree() -> None:
     async def lines() -> AsyncIterator[str]:
         for line in STREAM.decode().split("\n"):
