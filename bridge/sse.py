@@ -180,7 +180,9 @@ class SseParser:
 
 def _whole_message(chunk: bytes, max_event: int) -> SseEvent | None:
     """``chunk`` as exactly one ``message`` event of one data line (``event: message``, ``data: ...``, a blank line;
-    CRLF or LF line ends), as ``SseParser.feed`` would dispatch it from a clear state; None for anything else."""
+    CRLF or LF line ends), as ``SseParser.feed`` would dispatch it from a clear state (WHATWG HTML §9.2.6: the blank
+    line dispatches, one space after the colon is dropped, a CR or LF inside would end the line); None for anything
+    else, which the line parser then takes."""
     if chunk.startswith(b"event: message\r\ndata: ") and chunk.endswith(b"\r\n\r\n"):
         data = chunk[22:-4]
     elif chunk.startswith(b"event: message\ndata: ") and chunk.endswith(b"\n\n"):
