@@ -108,6 +108,26 @@ async def test_content_length_body_and_keep_alive_reuse(client: httpx.AsyncClien
                  "accept: application/json, text/event-stream", "accept-encoding: identity", "user-agent: python-httpx/"):
         assert line in head
     assert head.count("accept:") == 1
+    assert "connection:" not in head  # persistent is HTTP/1.1's default: httpx's "Connection: keep-alive" is not sent
+
+
+@pytest.mark.parametrize("where", ["client default", "caller field"])
+async def test_a_request_that_asks_to_close_is_not_followed_on_its_connection(where: str) -> None:
+    """RFC 9112 §9.6: a client that sends "close" sends no further request on that connection (the lean path's
+    reuse otherwise follows the response's own keep-alive)."""
+    fake, url, srv = await serve(json_answer)
+    async with srv, upstream_client(TIMEOUT, 30.0) as client:
+        extra = {}
+        if where == "client default":
+            client.headers["Connection"] = "close"
+        else:
+            extra = {"Connection": "close"}
+        for i in range(2):
+            async with lean_http.post(client, url, b"%d" % i, {"Content-Type": "application/json", **extra}, TIMEOUT,
+                                      rpc_extensions("tools/call")) as resp:
+                assert await resp.aread() == b'{"conn":%d,"echo":%d}' % (i + 1, i)
+    assert b"connection: close\r\n" in fake.heads[0].lower()
+    assert fake.connections == 2
 
 
 async def test_chunked_event_stream_is_read_in_order(client: httpx.AsyncClient) -> None:
