@@ -194,6 +194,9 @@ class StreamableHttpTransport(LegacyTransport):
         self._tasks: set[asyncio.Task[None]] = set()
         self._get_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop of the session's ``open()``: each request's task is made on it without ``asyncio.create_task``'s
+        ``get_running_loop()`` (on CPython 3.11 a ``getpid()`` system call per request)."""
 
     def _headers(self, accept: str = "application/json, text/event-stream") -> dict[str, str]:
         h = {"Accept": accept, "Content-Type": "application/json", **self.headers}
@@ -204,6 +207,7 @@ class StreamableHttpTransport(LegacyTransport):
         return h
 
     async def open(self) -> None:
+        self._loop = asyncio.get_running_loop()
         # (Re)initializing: forget a previous session, if any.
         if self._get_task is not None:
             self._get_task.cancel()
@@ -230,7 +234,7 @@ class StreamableHttpTransport(LegacyTransport):
             except httpx.HTTPError:
                 exchange = None  # the task meets the same error and answers the call with it
             rid = msg["id"]
-            task = asyncio.create_task(self._post_request(msg, exchange))
+            task = (self._loop or asyncio.get_running_loop()).create_task(self._post_request(msg, exchange))
             self._posts[rid] = task
             task.add_done_callback(lambda _t: self._post_done(rid, discard))
             return
