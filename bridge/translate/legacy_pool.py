@@ -58,7 +58,7 @@ class Refuse:
     status: int = 503
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # (a value, but not frozen: see legacy_call's actions)
 class Grant:
     sid: str
     new: bool = False

@@ -214,7 +214,7 @@ ALREADY_INITIALIZED = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUE
 # ==============================================================================================
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # (a value, but not frozen: see legacy_call's actions)
 class Answer:
     """Answer locally with this response."""
 
@@ -231,7 +231,7 @@ class ChangeSubscriptions:
     filter: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # (a value, but not frozen: see legacy_call's actions)
 class Forward:
     """Send this canonical request upstream; ``rounds`` drives what follows (``legacy_mrtr``)."""
 
