@@ -46,7 +46,7 @@ async def sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
     pending = b""
     async for chunk in chunks:
         data = pending + chunk if pending else chunk
-        if b"\r" not in data:
+        if data.find(b"\r") < 0:  # (``find``, not ``in``: see _whole_message)
             *lines, pending = data.split(b"\n")
         else:
             held = data.endswith(b"\r")  # maybe the first half of a CRLF split across chunks
@@ -108,7 +108,7 @@ class SseParser:
                 return [event]
         data = self._pending + chunk if self._pending else chunk
         held = False
-        if b"\r" in data:
+        if data.find(b"\r") >= 0:
             held = data.endswith(b"\r")  # maybe the first half of a CRLF split across chunks
             data = (data[:-1] if held else data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = data.split(b"\n")
@@ -189,7 +189,9 @@ def _whole_message(chunk: bytes, max_event: int) -> SseEvent | None:
         data = chunk[21:-2]
     else:
         return None
-    if b"\n" in data or b"\r" in data or len(data) + 1 > max_event:
+    # ``find``, not ``in``: CPython's ``bytes.__contains__`` first tries its argument as an integer (``65 in b"A"``), so a
+    # bytes argument costs a TypeError formatted and cleared, about 1,800 instructions per test (callgrind).
+    if data.find(b"\n") >= 0 or data.find(b"\r") >= 0 or len(data) + 1 > max_event:
         return None
     return SseEvent("message", data.decode("utf-8", "replace"), None, None)
 
