@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -65,6 +65,7 @@ class ObservedUpstream(Upstream):
         except KeyError:  # (families not registered yet: ``register_metrics``)
             register_metrics(metrics)
             self._record = metrics.recorder("requests_total", "request_duration_seconds")
+        self.call = self._counted_call()  # type: ignore[method-assign]
 
     @property  # type: ignore[override]
     def era(self) -> Any:
@@ -80,18 +81,30 @@ class ObservedUpstream(Upstream):
         return await self.inner.discover(ctx)
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
-        started = self.clock()
-        outcome = "failed"
-        try:
-            response = await self.inner.call(request, ctx, emit)
-            outcome = outcome_of(response)
-            return response
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            raise
-        finally:
-            era = ctx.client_era
-            self._record((era, str(getattr(self.inner, "era", None) or "unknown"), outcome), (era,), self.clock() - started)
+        """``inner.call``, counted. Each instance holds this as its own ``call`` (``_counted_call``)."""
+        return await self.__dict__["call"](request, ctx, emit)  # type: ignore[no-any-return]
+
+    def _counted_call(self) -> Callable[[Message, CallContext, Emit], Awaitable[Message]]:
+        """``call`` with what it reads of this object taken once. A class with ``__getattr__`` has every attribute read
+        go through CPython's slower lookup hook (the type is searched for ``__getattr__`` each time): five reads per
+        relayed call, about 2,000 instructions (callgrind). The instance keeps this as its ``call``."""
+        inner, clock, record = self.inner, self.clock, self._record
+
+        async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
+            started = clock()
+            outcome = "failed"
+            try:
+                response = await inner.call(request, ctx, emit)
+                outcome = outcome_of(response)
+                return response
+            except asyncio.CancelledError:
+                outcome = "cancelled"
+                raise
+            finally:
+                era = ctx.client_era
+                record((era, str(getattr(inner, "era", None) or "unknown"), outcome), (era,), clock() - started)
+
+        return call
 
     async def aclose(self) -> None:
         await self.inner.aclose()
