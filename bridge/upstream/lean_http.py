@@ -219,8 +219,8 @@ class _Target:
         defaults["accept-encoding"] = "identity"  # bodies are relayed as they come: no decoder on this path
         if defaults.get("connection", "").lower() == "keep-alive":
             # HTTP/1.1 connections persist unless a side says close (RFC 9112 §9.3): the field httpx adds by default
-            # says nothing, and the upstream parses every field of every request (one field is ~0.3% of an mcp 1.x
-            # server's instructions per call, counted with callgrind).
+            # says nothing, and the upstream parses every field of every request (one field is 0.1-0.3% of an mcp 1.x
+            # server's instructions per call: ``bench/server_instructions.py``).
             del defaults["connection"]
         for name in _FRAMING:
             defaults.pop(name, None)
