@@ -61,8 +61,8 @@ def timehist(data: str) -> list[str]:
 
 
 def chain(lines: list[str], server: int, proxy: int | None, client: int) -> dict[str, list[float]]:
-    """Link durations (µs) from the wake-ups between the three processes, and the server's wake delays. The server
-    link runs from the request reaching it to the last of its answer's wake-ups (head, data, end of the chunked body)
+    """Link durations (µs) from the wake-ups between the three processes, and the server's and proxy's wake delays. The
+    server link runs from the request reaching it to the last of its answer's wake-ups (head, data, end of the chunked body)
     before the answer went on: the end for a direct client and for the null relay (both read the whole body), the
     data event for the bridge (it answers on it)."""
     names = {server: "S", client: "C", **({proxy: "P"} if proxy is not None else {})}
