@@ -101,12 +101,17 @@ def count(leg: str, variant: str, upstream: str | None, requests: int, concurren
     finally:
         proc.terminate()
         proc.wait(60)
+    return callgrind_total(glob.glob(out + ".*")) / requests
+
+
+def callgrind_total(paths: list[str]) -> int:
+    """The instruction count of callgrind dumps (the largest ``summary:``/``totals:`` line among them)."""
     total = 0
-    for path in glob.glob(out + ".*"):
+    for path in paths:
         for line in Path(path).read_text(errors="replace").splitlines():
             if line.startswith(("summary:", "totals:")):
                 total = max(total, int(line.split()[1]))
-    return total / requests
+    return total
 
 
 def main() -> None:

@@ -26,17 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bridge_bench import PY, RELAY, bridge_cmd, free_port, legacy_http, modern_http, running, url  # noqa: E402
-from instructions import LEGACY_SERVER, MODERN_SERVER, control, wait_listening  # noqa: E402
+from instructions import LEGACY_SERVER, MODERN_SERVER, callgrind_total, control, wait_listening  # noqa: E402
 from lean_client import LeanClient  # noqa: E402
-
-
-def total(paths: list[str]) -> int:
-    best = 0
-    for path in paths:
-        for line in Path(path).read_text(errors="replace").splitlines():
-            if line.startswith(("summary:", "totals:")):
-                best = max(best, int(line.split()[1]))
-    return best
 
 
 async def measure(leg: str, server_pid: int, up: int, ports: dict[str, int], args: argparse.Namespace,
@@ -58,7 +49,7 @@ async def measure(leg: str, server_pid: int, up: int, ports: dict[str, int], arg
                 await control("-i", "off", server_pid)
                 await control("-d", server_pid)
                 dumped = sorted(set(glob.glob(out + ".*")) - before)
-                counts.setdefault(name, []).append(total(dumped) / args.requests)
+                counts.setdefault(name, []).append(callgrind_total(dumped) / args.requests)
     return counts
 
 
