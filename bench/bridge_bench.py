@@ -1,7 +1,7 @@
 """mcp-bridge per-call cost against a direct connection and a null relay, in one interleaved run.
 
     .venv/bin/python bench/bridge_bench.py [--requests 1000] [--rounds 5] [--concurrency 1 64]
-                                           [--legs A-stdio A-http B] [--peer] [--client httpx|lean] [--json]
+                                           [--legs A-stdio A-http B] [--peer] [--client httpx|lean] [--idle-latency US] [--json]
 
 Legs (loopback; one load generator for every variant, so client cost is equal within a leg; its HTTP client is httpx,
 or with ``--client lean`` the much lighter ``bench/lean_client.py``, under which c=64 measures the proxy rather than
@@ -34,6 +34,7 @@ import json
 import os
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -397,6 +398,18 @@ def spread(values: list[float] | None, baseline: list[float] | None) -> str:
     return f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
 
 
+@contextmanager
+def idle_latency(us: int) -> Iterator[None]:
+    """The kernel keeps CPU idle states within ``us`` microseconds of wake-up while the request's file stays open
+    (Documentation/power/pm_qos_interface.rst: a 32-bit value written to /dev/cpu_dma_latency)."""
+    fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    try:
+        os.write(fd, struct.pack("i", us))
+        yield
+    finally:
+        os.close(fd)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=1000, help="calls per (variant, concurrency) cell")
@@ -410,13 +423,20 @@ def main() -> None:
     parser.add_argument("--client", choices=["httpx", "lean"], default="httpx",
                         help="the load generator's HTTP client: httpx (as the SDKs) or bench/lean_client.py, whose own "
                         "cost is small enough that at c=64 the proxy, not the client, saturates")
+    parser.add_argument("--idle-latency", type=int, metavar="US",
+                        help="hold the CPUs' idle wake-up latency at US microseconds for the whole run (Linux PM QoS, "
+                        "/dev/cpu_dma_latency, as tuned's latency-performance profile does; needs root). 0 keeps idle "
+                        "CPUs polling instead of halting: on a VM it shows what the chain pays for waking halted vCPUs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict[str, dict]] = {}
-    for leg in args.legs:
-        with ExitStack() as stack:
-            variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b", args)
-            results[leg] = asyncio.run(run_leg(variants, args))
+    with ExitStack() as held:
+        if args.idle_latency is not None:
+            held.enter_context(idle_latency(args.idle_latency))
+        for leg in args.legs:
+            with ExitStack() as stack:
+                variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b", args)
+                results[leg] = asyncio.run(run_leg(variants, args))
     if args.json:
         print(json.dumps(results, indent=2))
     else:

@@ -1,7 +1,7 @@
 """Where the bridge spends its CPU per relayed call: cProfile of a running ``mcp-bridge serve``, per leg.
 
     .venv/bin/python bench/profile_bridge.py [--legs A-stdio A-http B] [--requests 2000]
-                                             [--concurrency 1 64] [--top 20] [--save DIR] [--lines]
+                                             [--concurrency 1 64] [--top 20] [--save DIR] [--lines | --sequence]
 
 The bridge runs in a child process under cProfile (``--inner``); the profiler is switched on after a
 warm-up (SIGUSR1) and off after the measured calls (SIGUSR2), which also writes the stats. Printed per
@@ -15,6 +15,10 @@ Load comes from the same callers as ``bench/bridge_bench.py`` (same legs, same u
 its libraries', the standard library's; ``sys.settrace``), by file and by function. A count does not move with
 the machine's load, so two trees compare on a noisy machine where times cannot (it weighs every line alike: a
 line calling orjson counts as one).
+
+``--sequence`` lists instead what the measured calls run, in order: each Python function as it is entered (a
+coroutine at each resumption), indented by call depth, with the lines it ran. It shows which work comes before the
+upstream request is written, which while the server works, and which after the answer; run it with a few requests.
 """
 
 from __future__ import annotations
@@ -60,11 +64,40 @@ class LineCounts:
             json.dump([[file, fn, n] for (file, fn), n in self.counts.items()], f)
 
 
+class CallSequence:
+    """A ``sys.settrace`` tracer listing every Python frame entry (a coroutine's resumption included) in the order it
+    runs: (file, function, depth, lines it executed before it returned or suspended)."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = []
+        self.running: list[int] = []  # rows of the traced frames now on the stack, innermost last
+
+    def frame(self, frame: Any, event: str, arg: Any) -> Any:
+        if event != "call":
+            return None
+        self.running.append(len(self.rows))
+        self.rows.append([frame.f_code.co_filename, frame.f_code.co_name, len(self.running) - 1, 0])
+        return self.line
+
+    def line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and self.running:
+            self.rows[self.running[-1]][3] += 1
+        elif event == "return" and self.running:
+            self.running.pop()
+        return self.line
+
+    def dump(self, out: str) -> None:
+        with open(out + ".tmp", "w") as f:
+            json.dump(self.rows, f)
+
+
 def inner(out: str, argv: list[str]) -> None:
-    """Run ``mcp-bridge`` in this process; SIGUSR1 starts the profiler (or the line counter: ``out`` ending in
-    .lines), SIGUSR2 stops it and saves."""
+    """Run ``mcp-bridge`` in this process; SIGUSR1 starts the profiler (or a line tracer: ``out`` ending in
+    .lines or .seq), SIGUSR2 stops it and saves."""
     profiler = cProfile.Profile(time.process_time)  # CPU time: a wait in epoll costs nothing
-    lines = LineCounts() if out.endswith(".lines") else None
+    lines: LineCounts | CallSequence | None = LineCounts() if out.endswith(".lines") else None
+    if out.endswith(".seq"):
+        lines = CallSequence()
 
     def start(*_: object) -> None:
         if lines is not None:
@@ -155,6 +188,17 @@ def line_summary(path: str, calls: int, top: int) -> str:
     return out.getvalue()
 
 
+def sequence_summary(path: str, calls: int, top: int) -> str:
+    with open(path) as f:
+        rows = json.load(f)
+    out = io.StringIO()
+    out.write(f"{calls} calls, {sum(r[3] for r in rows)} Python lines; each function as it runs (a coroutine once per "
+              "resumption), nested by call depth, with the lines it ran [n]\n")
+    for file, fn, depth, n in rows:
+        out.write(f"{'  ' * depth}{fn}  {_short(file)}" + (f" [{n}]\n" if n else "\n"))
+    return out.getvalue()
+
+
 def _short(file: str) -> str:
     path = Path(file)
     return f"{path.parent.name}/{path.name}" if path.suffix else file
@@ -169,6 +213,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--save", help="folder to keep the .prof files in")
     parser.add_argument("--lines", action="store_true", help="count executed Python lines instead of timing")
+    parser.add_argument("--sequence", action="store_true", help="list the Python functions the measured calls run, in "
+                        "order (use few --requests: about 200 rows per call)")
     args, rest = parser.parse_known_args()
     if args.inner:
         inner(args.inner, rest[1:] if rest[:1] == ["--"] else rest)
@@ -178,7 +224,8 @@ def main() -> None:
     for leg in args.legs:
         up, br = free_port(), free_port()
         server, serve, make = leg_commands(leg, up, br)
-        out = str(save / f"{leg}.{'lines' if args.lines else 'prof'}")
+        kind = "seq" if args.sequence else "lines" if args.lines else "prof"
+        out = str(save / f"{leg}.{kind}")
         with ExitStack() as stack:
             if server is not None:
                 stack.enter_context(running(server, up))
@@ -188,7 +235,7 @@ def main() -> None:
             while not os.path.exists(out) and time.monotonic() < deadline:
                 time.sleep(0.1)
         print(f"==== {leg} ====")
-        print((line_summary if args.lines else summary)(out, calls, args.top))
+        print({"seq": sequence_summary, "lines": line_summary, "prof": summary}[kind](out, calls, args.top))
 
 
 if __name__ == "__main__":
