@@ -432,7 +432,11 @@ def main() -> None:
     results: dict[str, dict[str, dict]] = {}
     with ExitStack() as held:
         if args.idle_latency is not None:
-            held.enter_context(idle_latency(args.idle_latency))
+            try:
+                held.enter_context(idle_latency(args.idle_latency))
+            except OSError as exc:
+                parser.error(f"--idle-latency: cannot hold a PM QoS request on /dev/cpu_dma_latency ({exc.strerror}; "
+                             "it needs root on Linux)")
         for leg in args.legs:
             with ExitStack() as stack:
                 variants = leg_a_stdio(stack, args) if leg == "A-stdio" else leg_http(stack, "a" if leg == "A-http" else "b", args)

@@ -95,9 +95,8 @@ def inner(out: str, argv: list[str]) -> None:
     """Run ``mcp-bridge`` in this process; SIGUSR1 starts the profiler (or a line tracer: ``out`` ending in
     .lines or .seq), SIGUSR2 stops it and saves."""
     profiler = cProfile.Profile(time.process_time)  # CPU time: a wait in epoll costs nothing
-    lines: LineCounts | CallSequence | None = LineCounts() if out.endswith(".lines") else None
-    if out.endswith(".seq"):
-        lines = CallSequence()
+    tracers = {".lines": LineCounts, ".seq": CallSequence}
+    lines = tracers[Path(out).suffix]() if Path(out).suffix in tracers else None
 
     def start(*_: object) -> None:
         if lines is not None:
