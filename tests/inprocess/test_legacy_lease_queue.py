@@ -109,8 +109,11 @@ async def test_a_waiter_cancelled_after_its_wake_up_passes_it_on() -> None:
 
 async def test_waiters_past_the_deadline_are_refused_by_name_and_the_next_caller_runs() -> None:
     bank = TransportBank()
-    up = upstream(bank, request_timeout=0.5)
+    up = upstream(bank, request_timeout=30.0)
     blocker = await holding_the_lease(up, bank)
+    # Only the waiters get the short deadline: with one deadline for all, the blocker's (armed first) could expire
+    # first on a slow host and hand its lease to a waiter that then runs instead of being refused.
+    up.settings = up.settings.model_copy(update={"request_timeout": 0.5})
     late = await asyncio.gather(*[up.call(tools_call(i, "echo", ASK, text="x"), ALICE, discard) for i in range(1, 4)])
     assert {(a["error"]["code"], a["error"]["data"]["limit"]) for a in late} == {(LIMIT_ERROR, "per_identity_sessions")}
     await release(bank, blocker)
