@@ -75,6 +75,9 @@ class SharedTaskStore(tk.TaskStore):
     def owned_by(self, principal: str | None, session: str | None = None) -> list[tk.TaskRecord]:
         return self.local.owned_by(principal, session)
 
+    def expired_ids(self, now_ms: int) -> list[str]:
+        return self.local.expired_ids(now_ms)
+
     def __len__(self) -> int:
         return len(self.local)
 

@@ -123,6 +123,10 @@ class TaskStore(ABC):
         """Records of one principal (and, when given, one 2025 session), oldest first."""
 
     @abstractmethod
+    def expired_ids(self, now_ms: int) -> list[str]:
+        """Ids of every record whose TTL has passed (swept when the store is at its cap)."""
+
+    @abstractmethod
     def __len__(self) -> int: ...
 
 
@@ -146,6 +150,9 @@ class MemoryTaskStore(TaskStore):
         out = [TaskRecord.from_json(d) for d in self._items.values() if d["principal"] == principal
                and (session is None or d["session"] == session)]
         return sorted(out, key=lambda r: (r.created_ms, r.bridge_id))
+
+    def expired_ids(self, now_ms: int) -> list[str]:
+        return [i for i, d in self._items.items() if d["ttl_ms"] is not None and now_ms >= d["created_ms"] + d["ttl_ms"]]
 
     def __len__(self) -> int:
         return len(self._items)
