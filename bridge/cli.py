@@ -167,6 +167,13 @@ def serve(
                                                                 "--max-2025-sessions-per-principal", show_default="1000")] = None,
     max_listens: Annotated[int | None, _opt("2025 front: upstream subscriptions/listen streams held.", "--max-listens",
                                             show_default="512")] = None,
+    max_tasks_per_principal: Annotated[int | None, _opt("Tasks: unfinished tasks per caller identity.", "--max-tasks-per-principal",
+                                                        show_default="64")] = None,
+    max_tasks: Annotated[int | None, _opt("Tasks: task records this instance holds.", "--max-tasks", show_default="10000")] = None,
+    max_task_sessions: Annotated[int | None, _opt("Tasks on a 2025 server: its task sessions (stdio: children).",
+                                                  "--max-task-sessions", show_default="64")] = None,
+    max_task_sessions_per_principal: Annotated[int | None, _opt("Tasks on a 2025 server: task sessions per caller identity.",
+                                                                "--max-task-sessions-per-principal", show_default="8")] = None,
     header_timeout: Annotated[float | None, _opt("Seconds a client has to send a request's headers (slowloris).",
                                                  "--header-timeout", show_default="10")] = None,
     config: Annotated[str | None, _opt("Fleet config (TOML, or a desktop host's mcpServers JSON): serve many upstreams.",
@@ -223,7 +230,10 @@ def serve(
               "--max-parked": ("parked_total", max_parked), "--max-parked-per-identity": ("parked_per_identity", max_parked_per_identity),
               "--max-2025-sessions": ("legacy_sessions_max", max_2025_sessions),
               "--max-2025-sessions-per-principal": ("legacy_sessions_per_principal", max_2025_sessions_per_principal),
-              "--max-listens": ("legacy_listens_max", max_listens), "--header-timeout": ("header_timeout", header_timeout)}
+              "--max-listens": ("legacy_listens_max", max_listens), "--header-timeout": ("header_timeout", header_timeout),
+              "--max-tasks-per-principal": ("tasks_per_principal", max_tasks_per_principal), "--max-tasks": ("tasks_max", max_tasks),
+              "--max-task-sessions": ("task_sessions_max", max_task_sessions),
+              "--max-task-sessions-per-principal": ("task_sessions_per_principal", max_task_sessions_per_principal)}
     for flag, (field, value) in limits.items():
         if value is not None:
             if value <= 0:

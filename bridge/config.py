@@ -72,6 +72,16 @@ class Settings(BaseModel):
     """MRTR parked calls kept per identity / per upstream; beyond, the oldest is released (its upstream
     request answered as on expiry)."""
 
+    tasks_per_principal: int = 64
+    """Tasks: unfinished tasks one principal may have (both directions); past it the limit error."""
+    tasks_max: int = 10_000
+    """Tasks: task records one instance holds (expired ones are swept at the cap, then the limit error). One
+    principal keeps at most 4x ``tasks_per_principal`` records: its oldest finished ones are forgotten first."""
+    task_sessions_max: int = 64
+    """Direction A tasks: dedicated 2025 task sessions (stdio: children) in all; idle ones are closed to make room."""
+    task_sessions_per_principal: int = 8
+    """Direction A tasks: task sessions one principal may hold (one per set of input capabilities it declares)."""
+
     # --- translation policy ----------------------------------------------------------------------
     ttl_ms: int = 0
     """ttlMs stamped on cacheable results from a legacy upstream (legacy servers give no hint)."""

@@ -38,14 +38,12 @@ from mcp_eras.bridge.translate import tasks_legacy_upstream as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 from mcp_eras.bridge.upstream.tasks_channel import ChannelKey, ServerView, TaskChannel
 from mcp_eras.bridge.upstream.tasks_legacy_client import LegacyClientTasks
+from mcp_eras.bridge.upstream.tasks_room import TaskRoom
 
 log = logging.getLogger("mcp_bridge.tasks")
 
 TransportFactory = Callable[[CallContext], LegacyTransport]
 
-MAX_LIVE_TASKS_PER_PRINCIPAL = 64
-MAX_TASKS = 10_000
-MAX_CHANNELS = 64
 MAX_READY_HINTS = 4096
 DEFAULT_TTL_MS = 3_600_000
 MAX_RESULT_WAIT_S = 24 * 3600.0
@@ -95,6 +93,7 @@ class TasksUpstream(Upstream):
         dict is the same verdict)."""
         self._started = False
         self.legacy_clients = LegacyClientTasks(self, self._modern)
+        self.room = TaskRoom(self)
         self.remote: Any = None
         """Scaled out (``mcp_eras.bridge.store.tasks.ClusterTasks``): routes a task request to the instance
         holding the task, or takes its shared record over when that instance is gone."""
@@ -176,6 +175,7 @@ class TasksUpstream(Upstream):
         return await self._answered(self._call(request, ctx, emit), request.get("id"))
 
     async def aclose(self) -> None:
+        await self.room.aclose()
         for pump in list(self.pumps.values()):
             pump.cancel()
         for channel in list(self.channels.values()):
@@ -184,7 +184,7 @@ class TasksUpstream(Upstream):
         await self.inner.aclose()
 
     def status(self) -> dict[str, Any]:
-        return {**self.inner.status(), "tasks": len(self.store), "taskPumps": len(self.pumps),
+        return {**self.inner.status(), "tasks": len(self.store), "taskPumps": len(self.pumps), "taskLimits": self.room.status(),
                 "taskChannels": [{"state": c.state, **c.transport.describe()} for c in list(self.channels.values())[:8]]}
 
     # --- dispatch ------------------------------------------------------------------------------------
@@ -202,11 +202,10 @@ class TasksUpstream(Upstream):
             wanted = (request.get("params") or {}).get("notifications")
             if not isinstance(wanted, dict) or "taskIds" not in wanted:
                 return await self.inner.call(request, ctx, emit)
-        channel = await self._view(ctx, caps, request)
+        channel = await self._view(ctx, caps, request, for_call=method == "tools/call")
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
-        # A ServerView is made only for a server that does not support tasks (``_view``)
-        supported = not isinstance(channel, ServerView) and tx.upstream_supports_tasks(channel.server_caps)
+        supported = tx.upstream_supports_tasks(channel.server_caps)
         if method in eras.TASKS_EXTENSION_METHODS:
             if not supported:
                 return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
@@ -233,11 +232,13 @@ class TasksUpstream(Upstream):
         assert task_channel is not None
         return await self._create(task_channel, request, ctx)
 
-    async def _view(self, ctx: CallContext, caps: dict[str, Any] | None, request: Message | None = None) -> TaskChannel | ServerView | None:
+    async def _view(self, ctx: CallContext, caps: dict[str, Any] | None, request: Message | None = None, *,
+                    for_call: bool = False) -> TaskChannel | ServerView | None:
         """A ready session of this caller to read the server's capabilities and tools from (they do not
-        depend on the client's capabilities): any existing one, so discovery costs no extra session. A server
-        without tasks needs no task session at all: the caller's own pool session tells (no second child).
-        A resolved 2026 upstream has no view here (it serves the extension itself)."""
+        depend on the client's capabilities): any existing one, so discovery costs no extra session. Only a
+        ``tools/call`` on a server with tasks (``for_call``) needs a task session: otherwise the caller's own pool
+        session tells (no second child; a task request is served on its task's own session, a finished task from
+        its record). A resolved 2026 upstream has no view here (it serves the extension itself)."""
         modern = getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None
         if self._started and modern:
             return None
@@ -246,7 +247,7 @@ class TasksUpstream(Upstream):
                 if principal == ctx.principal and channel.state == "ready" and self.transports() is not None:
                     return channel
         known = await self._pool_caps(ctx, request, modern)
-        if known is not None and not tx.upstream_supports_tasks(known):
+        if known is not None and (not for_call or not tx.upstream_supports_tasks(known)):
             return ServerView(known)
         if caps is None:
             caps = input_capabilities(request) if request is not None else {}
@@ -299,30 +300,28 @@ class TasksUpstream(Upstream):
             async with self._channel_lock:
                 channel = self.channels.get(key)
                 if channel is None or channel.state in ("lost", "closed"):
-                    if channel is None and len(self.channels) >= MAX_CHANNELS:
-                        raise FrameError(INTERNAL_ERROR, f"Task session limit reached ({MAX_CHANNELS})", {"limit": MAX_CHANNELS})
-                    if channel is not None:
+                    if channel is None:
+                        await self.room.make_room(ctx.principal)
+                    else:
                         await channel.close()
                     channel = TaskChannel(self, factory(ctx), key, caps)
                     self.channels[key] = channel
+        channel.last_used_ms = self.now_ms()
         await channel.ensure_ready()
         return channel
 
     # --- creation and the per-task result pump ------------------------------------------------------------
 
     async def _create(self, channel: TaskChannel, request: Message, ctx: CallContext) -> Message:
-        live = [r for r in self.store.owned_by(ctx.principal) if not r.terminal]
-        if len(live) >= MAX_LIVE_TASKS_PER_PRINCIPAL or len(self.store) >= MAX_TASKS:
-            raise FrameError(INTERNAL_ERROR, "Task limit reached", {"limit": MAX_LIVE_TASKS_PER_PRINCIPAL})
-        wire = tx.create_request(request, 0, DEFAULT_TTL_MS)
-        resp = await channel.request("tools/call", wire["params"])
-        if "error" in resp:
-            return {"jsonrpc": "2.0", "id": request["id"], "error": resp["error"]}
-        record = tx.new_record(resp.get("result"), bridge_id=self.mint(), principal=ctx.principal, now_ms=self.now_ms(),
-                               request=request)
-        record.session = channel.key[1]
-        self._sweep(ctx.principal)
-        self.store.put(record)
+        with self.room.admitted(ctx.principal):
+            wire = tx.create_request(request, 0, DEFAULT_TTL_MS)
+            resp = await channel.request("tools/call", wire["params"])
+            if "error" in resp:
+                return {"jsonrpc": "2.0", "id": request["id"], "error": resp["error"]}
+            record = tx.new_record(resp.get("result"), bridge_id=self.mint(), principal=ctx.principal,
+                                   now_ms=self.now_ms(), request=request)
+            record.session = channel.key[1]
+            self.store.put(record)
         assert record.upstream_id is not None
         self.by_upstream[(channel.key, record.upstream_id)] = record.bridge_id
         self.pumps[record.bridge_id] = asyncio.create_task(self._pump(channel, record.bridge_id, record.upstream_id))
@@ -369,14 +368,6 @@ class TasksUpstream(Upstream):
         if record is not None and not record.terminal:
             tk.lost(record, why, self.now_ms())
             self._save(record)
-
-    def _sweep(self, principal: str | None) -> None:
-        """Forget the caller's expired tasks (their TTL elapsed: both eras let the receiver delete them)."""
-        now = self.now_ms()
-        for record in self.store.owned_by(principal):
-            if record.expired(now):
-                self.store.delete(record.bridge_id)
-                self.by_upstream.pop(((record.principal, record.session or ""), record.upstream_id or ""), None)
 
     def _save(self, record: tk.TaskRecord) -> None:
         self.store.put(record)

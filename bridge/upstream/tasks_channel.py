@@ -1,6 +1,6 @@
 """Task channels of the direction A tasks shell (``mcp_eras.bridge.upstream.tasks``): a dedicated 2025 upstream
 session that carries one caller's task traffic (2025 tasks are bound to the session that created them), and the
-``ServerView`` of a 2025 server without tasks (no channel needed)."""
+``ServerView``: what a 2025 server declares, read without a task session."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ ChannelKey = tuple[str | None, str]
 
 @dataclasses.dataclass(frozen=True)
 class ServerView:
-    """What a 2025 server without tasks declares: enough to know no task session is needed."""
+    """What a 2025 server declares, read from the caller's pool session: enough for every request but a
+    task-creating ``tools/call`` (a server without tasks never needs a task session)."""
 
     server_caps: dict[str, Any]
 
@@ -48,7 +49,12 @@ class TaskChannel:
         self._pending: dict[int, asyncio.Future[Message]] = {}
         self._lock = asyncio.Lock()
         self._closing: asyncio.Task[None] | None = None
+        self.last_used_ms = owner.now_ms()
+        """When a request last started or ended on it, or a caller was handed it (idle sessions are closed)."""
         transport.bind(self._deliver, self._on_lost)
+
+    def in_flight(self) -> int:
+        return len(self._pending)
 
     async def ensure_ready(self) -> None:
         if self.state == "ready":
@@ -75,6 +81,7 @@ class TaskChannel:
         rid = next(self._ids)
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
+        self.last_used_ms = self.owner.now_ms()
         try:
             await self.transport.send(jsonrpc.request(rid, method, params))
             return await asyncio.wait_for(fut, timeout or self.owner.settings.request_timeout)
@@ -88,6 +95,7 @@ class TaskChannel:
             raise
         finally:
             self._pending.pop(rid, None)
+            self.last_used_ms = self.owner.now_ms()
 
     async def send(self, msg: Message) -> None:
         await self.transport.send(msg)

@@ -97,14 +97,15 @@ class LegacyClientTasks:
 
     async def _create(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         ask = tb.task_request(request) or {}
-        resp = await self.serve(tb.modern_call(request), ctx, emit)
-        result = resp.get("result")
-        if not isinstance(result, dict) or result.get("resultType") == "input_required":
-            return resp  # an error, or an MRTR round before the task exists (the front drives it)
-        ttl = ask.get("ttl") if isinstance(ask.get("ttl"), int) else None
-        record = tb.new_record(result, bridge_id=self.owner.mint(), principal=ctx.principal, session=None,
-                               now_ms=self.owner.now_ms(), requested_ttl=ttl)
-        self.owner.store.put(record)
+        with self.owner.room.admitted(ctx.principal):  # (a task counts as unfinished until a poll sees it end)
+            resp = await self.serve(tb.modern_call(request), ctx, emit)
+            result = resp.get("result")
+            if not isinstance(result, dict) or result.get("resultType") == "input_required":
+                return resp  # an error, or an MRTR round before the task exists (the front drives it)
+            ttl = ask.get("ttl") if isinstance(ask.get("ttl"), int) else None
+            record = tb.new_record(result, bridge_id=self.owner.mint(), principal=ctx.principal, session=None,
+                                   now_ms=self.owner.now_ms(), requested_ttl=ttl)
+            self.owner.store.put(record)
         return jsonrpc.result_response(request["id"], {**tb.create_result(record), "resultType": "complete"})
 
     async def _refresh(self, request: Message, record: tk.TaskRecord, ctx: CallContext, emit: Emit) -> tk.TaskRecord:
