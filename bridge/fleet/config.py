@@ -5,6 +5,7 @@ TOML::
     [bridge]                      # optional defaults for every server
     request_timeout = 300
     era_cache_ttl = 300
+    limits = { pool_max_sessions = 32, tasks_per_principal = 16 }   # README "Limits"; a server may override
 
     [servers.notes]               # reachable at /servers/notes/mcp
     command = "python"
@@ -49,8 +50,35 @@ class ConfigError(Exception):
     """A fleet config that cannot be used; the message names the file, line and key."""
 
 
+class LimitsConfig(BaseModel):
+    """``limits = { ... }`` in ``[bridge]`` (every server) or in a server's table (that server, key by key): the caps
+    of the bridge's settings by their names (README "Limits"); each server has its own sessions, children and tasks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pool_max_sessions: int | None = Field(None, gt=0)
+    pool_per_identity: int | None = Field(None, gt=0)
+    pool_idle_timeout: float | None = Field(None, gt=0)
+    parked_total: int | None = Field(None, gt=0)
+    parked_per_identity: int | None = Field(None, gt=0)
+    parked_timeout: float | None = Field(None, gt=0)
+    mrtr_max_rounds: int | None = Field(None, gt=0)
+    legacy_sessions_max: int | None = Field(None, gt=0)
+    legacy_sessions_per_principal: int | None = Field(None, gt=0)
+    legacy_listens_max: int | None = Field(None, gt=0)
+    session_idle_timeout: float | None = Field(None, gt=0)
+    max_body_bytes: int | None = Field(None, gt=0)
+    tasks_per_principal: int | None = Field(None, gt=0)
+    tasks_max: int | None = Field(None, gt=0)
+    task_sessions_max: int | None = Field(None, gt=0)
+    task_sessions_per_principal: int | None = Field(None, gt=0)
+
+    def given(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
 class Defaults(BaseModel):
-    """``[bridge]``: defaults applied to every server (each server may override the timeouts)."""
+    """``[bridge]``: defaults applied to every server (each server may override the timeouts and limits)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -62,6 +90,7 @@ class Defaults(BaseModel):
     """Seconds a replaced upstream may keep serving its in-flight calls after a reload."""
     respawn_backoff_initial: float = Field(0.1, gt=0)
     respawn_backoff_max: float = Field(10.0, gt=0)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     allow_origin: list[str] = Field(default_factory=list)
     front_era: EraSetting = "auto"
     listen: str | None = None
@@ -131,6 +160,7 @@ class ServerConfig(BaseModel):
     probe_timeout: float | None = Field(None, gt=0)
     connect_timeout: float | None = Field(None, gt=0)
     era_cache_ttl: float | None = Field(None, gt=0)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     disabled: bool = False
     shadow: str | None = None
     """Mirror side-effect-free requests to this server in the background and compare the answers."""
@@ -224,6 +254,7 @@ def server_settings(defaults: Defaults, server: ServerConfig) -> Settings:
         era_cache_ttl=server.era_cache_ttl or defaults.era_cache_ttl,
         respawn_backoff_initial=defaults.respawn_backoff_initial,
         respawn_backoff_max=defaults.respawn_backoff_max,
+        **{**defaults.limits.given(), **server.limits.given()},
     )
 
 
@@ -331,35 +362,27 @@ def _explain(exc: ValidationError, text: str, source: str, fmt: str) -> str:
 
 
 def _find_toml_line(text: str, loc: list[str]) -> int | None:
-    """Best-effort line of a validation error in TOML: the key's line inside its table, else the table header."""
+    """Best-effort line of a validation error in TOML: the key's line inside the deepest table header on its path
+    (``[servers.a.limits]``, else ``[servers.a]``, else ``[servers]`` with ``a = { ... }``), else that header."""
     rows = text.splitlines()
     if not loc:
         return None
-    if loc[0] == "servers" and len(loc) >= 2:
-        name, rest = loc[1], loc[2:]
-        header = re.compile(rf"^\s*\[\s*servers\s*\.\s*[\"']?{re.escape(name)}[\"']?\s*\]")
-        inline = re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*=")
-    elif loc[0] == "bridge":
-        rest = loc[1:]
-        header = re.compile(r"^\s*\[\s*bridge\s*\]")
-        inline = None
-    else:
+    if loc[0] not in ("servers", "bridge"):
         return 1
-    start = None
-    for i, row in enumerate(rows):
-        if header.match(row) or (inline is not None and inline.match(row)):
-            start = i
-            break
-    if start is None:
-        return 1
-    if rest and not rest[0].isdigit():
-        key = re.compile(rf"^\s*[\"']?{re.escape(rest[0])}[\"']?\s*=")
+    names = [part for part in loc if not part.isdigit()]
+    for depth in range(len(names) - 1, 0, -1):
+        header = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(rf"[\"']?{re.escape(n)}[\"']?" for n in names[:depth]) + r"\s*\]")
+        start = next((i for i, row in enumerate(rows) if header.match(row)), None)
+        if start is None:
+            continue
+        key = re.compile(rf"^\s*[\"']?{re.escape(names[depth])}[\"']?\s*=")
         for j in range(start + 1, len(rows)):
             if re.match(r"^\s*\[", rows[j]):
                 break
             if key.match(rows[j]):
                 return j + 1
-    return start + 1
+        return start + 1
+    return 1
 
 
 def _find_json_line(text: str, loc: list[str]) -> int:

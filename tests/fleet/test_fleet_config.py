@@ -78,6 +78,8 @@ def test_mcp_servers_json(tmp_path: Path) -> None:
     ('[servers."a b"]\ncommand = "x"\n', "servers: server name 'a b'"),
     ('[servers.a]\ncommand = "x"\nheaders = { A = "b" }\n', "'headers' applies to HTTP upstreams"),
     ('[servers.a]\ncommand =\n', "invalid TOML: Invalid value (at line 2"),
+    ('[bridge]\nlimits = { tasks_max = 0 }\n[servers.a]\ncommand = "x"\n', "f.toml:2: bridge.limits.tasks_max:"),
+    ('[servers.a]\ncommand = "x"\n[servers.a.limits]\nmax_sessions = 3\n', "f.toml:4: servers.a.limits.max_sessions:"),
 ])
 def test_toml_errors_name_line_and_key(text: str, expected: str) -> None:
     with pytest.raises(fc.ConfigError) as info:
@@ -96,6 +98,18 @@ def test_json_errors_name_line_and_key(text: str, expected: str) -> None:
     with pytest.raises(fc.ConfigError) as info:
         fc.parse(text, "f.json", "json")
     assert expected in str(info.value)
+
+
+def test_limits_reach_each_servers_settings_and_a_server_overrides_key_by_key() -> None:
+    cfg = fc.parse('[bridge]\nlimits = { pool_max_sessions = 16, tasks_per_principal = 4, session_idle_timeout = 60 }\n'
+                   '[servers.a]\ncommand = "x"\n[servers.b]\ncommand = "y"\n'
+                   '[servers.b.limits]\ntasks_per_principal = 2\ntask_sessions_max = 3\n')
+    a, b = (fc.server_settings(cfg.bridge, cfg.servers[n]) for n in "ab")
+    assert (a.pool_max_sessions, a.tasks_per_principal, a.task_sessions_max, a.session_idle_timeout) == (16, 4, 64, 60)
+    assert (b.pool_max_sessions, b.tasks_per_principal, b.task_sessions_max, b.session_idle_timeout) == (16, 2, 3, 60)
+    assert (a.parked_total, a.legacy_sessions_max) == (1024, 10_000)  # untouched caps keep the defaults
+    again = fc.parse('[servers.a]\ncommand = "x"\n[servers.b]\ncommand = "y"\n[servers.b.limits]\ntasks_per_principal = 5\n')
+    assert fc.fingerprint(cfg.bridge, cfg.servers["b"]) != fc.fingerprint(again.bridge, again.servers["b"])  # a reload applies it
 
 
 def test_fingerprint_changes_only_with_the_server() -> None:
