@@ -22,7 +22,7 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.front.http import HttpFront
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
             "serverInfo": {"name": "bench", "version": "1"}}

@@ -23,11 +23,11 @@ from mcp_eras.bridge import _perf
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, discard
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.observe import ObservedUpstream, register_metrics
+from mcp_eras.bridge.layers.observe import ObservedUpstream, register_metrics
+from mcp_eras.bridge.layers.tasks import TasksUpstream
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
-from mcp_eras.bridge.upstream.tasks import TasksUpstream
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "bench", "version": "1"}}
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},

@@ -17,10 +17,11 @@ from urllib.parse import urlsplit
 
 import typer
 
-from mcp_eras.bridge import _perf, clikit, eras
+from mcp_eras.bridge import _perf, clikit
 from mcp_eras.bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt, env
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.fleet.cli import app as fleet_app
+from mcp_eras.bridge.translate import eras
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, context_settings=clikit.CONTEXT_SETTINGS,
                   help="Translate MCP between 2025-11-25 and 2026-07-28, both ways.")
@@ -245,8 +246,8 @@ def serve(
     _scale_settings(settings_kwargs, state_store or "memory", key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
 
+    from mcp_eras.bridge.layers.tasks import with_tasks
     from mcp_eras.bridge.upstream.factory import Target, make_upstream
-    from mcp_eras.bridge.upstream.tasks import with_tasks
 
     child_vars, inherit = child_env(_pairs(env_pairs, "=", "-e", "KEY=VALUE"), pass_environment)
     target = Target(url=upstream, command=command, headers=_pairs(header, ":", "--header", "'Name: value'"),
@@ -310,14 +311,14 @@ def _refuse(message: str) -> None:
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
                 allow_host: list[str]) -> None:
     from mcp_eras.bridge.front.http import build_app
-    from mcp_eras.bridge.observe import observe
+    from mcp_eras.bridge.layers.observe import observe
 
     # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
     up, observer = observe(up, target, settings)
     legacy, routes = _legacy_http_front(up, settings), observer.routes()
     if settings.state_store != "memory":  # several instances share state (mcp_eras.bridge.store)
-        from mcp_eras.bridge.store.wiring import scale_out
+        from mcp_eras.bridge.scaleout.wiring import scale_out
 
         up, legacy, internal = scale_out(up, legacy, settings, f"http://{host}:{port}")
         routes = [*routes, *internal]

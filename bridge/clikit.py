@@ -28,7 +28,7 @@ try:  # typer vendors its click from 0.2x on; older ones use the click distribut
 except ImportError:  # pragma: no cover - depends on the typer release
     from click import exceptions as click_exc  # type: ignore[no-redef]
 
-from mcp_eras.bridge import eras
+from mcp_eras.bridge.translate import eras
 
 PROG = "mcp-bridge"
 DIST = "mcp-eras"

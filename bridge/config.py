@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from mcp_eras.bridge.eras import EraSetting
+from mcp_eras.bridge.translate.eras import EraSetting
 
 
 class Settings(BaseModel):

@@ -31,8 +31,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_eras.bridge.eras import MODERN, Era
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.eras import MODERN, Era
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 Emit = Callable[[Message], Awaitable[None]]
 

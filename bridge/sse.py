@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 SSE_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 KEEPALIVE = b": keep-alive\n\n"

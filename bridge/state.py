@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, FrameError
+from mcp_eras.bridge.translate.jsonrpc import INVALID_PARAMS, FrameError
 
 T = TypeVar("T")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import CallContext, Upstream, discard
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 CLIENT_INFO = {"name": "mcp-bridge-fleet", "version": "0.1.0"}
 MAX_PAGES = 100

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.eras import EraSetting
+from mcp_eras.bridge.translate.eras import EraSetting
 from mcp_eras.bridge.upstream.factory import Target
 
 log = logging.getLogger("mcp_bridge.fleet.config")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import eras
+from mcp_eras.bridge.translate import eras
 
 ERAS = (eras.LEGACY, eras.MODERN)
 

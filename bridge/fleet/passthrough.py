@@ -22,11 +22,11 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.fleet.managed import ManagedUpstream
 from mcp_eras.bridge.front.http import origin_allowed, read_body, rpc_error
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError
+from mcp_eras.bridge.layers.managed import ManagedUpstream
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError
 
 REQUEST_HEADERS = ("content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization",
                    *eras.TRACE_META_KEYS)

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.fleet import canon
+from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.upstream.factory import (
     ProbeResult,
     Target,

@@ -3,7 +3,7 @@
 ``[bridge]`` takes ``state_store``, ``state_key``, ``instance_id`` and ``advertise_url`` (the serve
 options ``--state-store``, ``--state-key``, ``--instance-id``, ``--advertise-url`` and their
 ``MCP_BRIDGE_*`` variables override them). Every server is wrapped the way single-server mode wraps its
-upstream (``mcp_eras.bridge.store.wiring.scale_out``), with its own key prefix in the store
+upstream (``mcp_eras.bridge.scaleout.wiring.scale_out``), with its own key prefix in the store
 (``mcp-bridge:fleet:<name>``: caches, registry and sessions never mix across servers) and its internal
 endpoints under ``/servers/<name>/internal/...``; the instance id is the same for every server.
 """

@@ -15,7 +15,7 @@ Every route checks the Host header against the allow-list (loopback names and ``
 /admin/* and /fleet* take loopback clients with the admin token only (``mcp_eras.bridge.fleet.guard``).
 
 Each server has one ``HttpFront`` (with a 2025 front when available) over a ``StagedUpstream``
-(shadow, canary, rollback; ``mcp_eras.bridge.fleet.stage``) over one ``ManagedUpstream`` that survives reloads
+(shadow, canary, rollback; ``mcp_eras.bridge.layers.staged``) over one ``ManagedUpstream`` that survives reloads
 (2025 clients of a 2025 Streamable HTTP server bypass them: ``passthrough``, unless the server is staged);
 a reload only replaces what changed. A server that fails to start, dies or
 hangs affects only its own route.
@@ -44,18 +44,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.fleet import admin, guard, stage, web
+from mcp_eras.bridge.fleet import admin, guard, web
 from mcp_eras.bridge.fleet import config as fc
 from mcp_eras.bridge.fleet.history import EraHistory
-from mcp_eras.bridge.fleet.managed import ManagedUpstream, register_metrics
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from mcp_eras.bridge.fleet.scale import FleetScale, resolve
 from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
-from mcp_eras.bridge.jsonrpc import INVALID_REQUEST
-from mcp_eras.bridge.observe import cluster_metrics, fleet_health_status, fleet_readyz
+from mcp_eras.bridge.layers import staged as stage
+from mcp_eras.bridge.layers.managed import ManagedUpstream, register_metrics
+from mcp_eras.bridge.layers.observe import cluster_metrics, fleet_health_status, fleet_readyz
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -123,8 +124,8 @@ class Router:
         legacy = self._legacy_cls(staged, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
         if self.scale is None:
             return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, staged, legacy), upstream, staged, legacy)
-        from mcp_eras.bridge.store.tasks import attach, find_tasks
-        from mcp_eras.bridge.store.wiring import scale_out
+        from mcp_eras.bridge.scaleout.tasks import attach, find_tasks
+        from mcp_eras.bridge.scaleout.wiring import scale_out
 
         cluster, legacy, _routes = scale_out(staged, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
 

@@ -3,7 +3,7 @@ on, when a canary must be rolled back, and whether two answers diverge.
 
 Pure: no I/O, no clock, no event loop. Time comes in as ``now`` (seconds, any monotonic origin) and
 state is plain data (``Window.to_json``/``from_json`` round-trip). The fleet's serve shell
-(``mcp_eras.bridge.fleet.stage``) moves the requests and runs the timers.
+(``mcp_eras.bridge.layers.staged``) moves the requests and runs the timers.
 
 Side-effect-free requests (mirrorable): the list methods, ``resources/read``, ``prompts/get``,
 ``completion/complete`` and ``tools/call`` of a tool the *old* server annotates

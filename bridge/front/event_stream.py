@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from mcp_eras.bridge import fifo_timers
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 
 def parse_event_id(event_id: str) -> tuple[str, int] | None:
@@ -42,7 +42,7 @@ class EventStream:
         self._waiters: list[asyncio.Future[bool]] = []
         """Consumers waiting for a change (a push, the close, a take-over): one future each, no task."""
         self.on_push: Callable[[int, Message], None] | None = None
-        """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.store.sessions``
+        """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.scaleout.sessions``
         keeps a session's GET-stream events in the shared store for replay on another instance)."""
 
     def _wake(self) -> None:

@@ -31,11 +31,11 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from uvicorn.protocols.http.h11_impl import STATUS_PHRASES
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
-from mcp_eras.bridge.jsonrpc import FrameError
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import FrameError
 
 log = logging.getLogger("mcp_bridge.http")
 

@@ -2,7 +2,7 @@
 
 The pieces, by concept:
 
-* ``mcp_eras.bridge.translate.legacy_session`` / ``legacy_mrtr`` / ``legacy_listen``: the rules (pure, plain data);
+* ``mcp_eras.bridge.translate.legacy_client.session`` / ``legacy_client.mrtr`` / ``legacy_client.listen``: the rules (pure, plain data);
 * ``mcp_eras.bridge.front.legacy_runner``: one session's tasks and futures; ``legacy_listener``: its upstream listen;
 * ``mcp_eras.bridge.front.legacy_http``: the Streamable HTTP front; ``event_stream``: its replayable SSE streams;
 * ``mcp_eras.bridge.front.legacy_stdio``: the stdio front.

@@ -1,7 +1,7 @@
 """The 2025-11-25 Streamable HTTP front (2025-11-25 basic/transports.mdx §Streamable HTTP): sessions named by
 ``Mcp-Session-Id``, one SSE or JSON answer per POST, the GET stream, ``Last-Event-ID`` replay, DELETE.
 
-Moves bytes and runs the session reaper; the session rules are ``mcp_eras.bridge.translate.legacy_session``'s, the
+Moves bytes and runs the session reaper; the session rules are ``mcp_eras.bridge.translate.legacy_client.session``'s, the
 per-session tasks ``mcp_eras.bridge.front.legacy_runner``'s, the replayable streams ``mcp_eras.bridge.front.event_stream``'s.
 """
 
@@ -19,21 +19,20 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
 from mcp_eras.bridge.front.http import headers_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
 from mcp_eras.bridge.front.sse_response import SSEResponse
-from mcp_eras.bridge.jsonrpc import Message, RequestId
 from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_listen as ll
-from mcp_eras.bridge.translate import legacy_mrtr as mrtr
-from mcp_eras.bridge.translate import legacy_session as ls
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import LEGACY, TRACE_META_KEYS
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
+from mcp_eras.bridge.translate.legacy_client import listen as ll
+from mcp_eras.bridge.translate.legacy_client import mrtr
+from mcp_eras.bridge.translate.legacy_client import session as ls
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 
@@ -324,7 +323,7 @@ class LegacyHttpFront:
         return json_message(resp, headers={"Mcp-Session-Id": sid})
 
     async def adopt(self, sid: str, state: ls.SessionState, ctx: CallContext, first_event: int) -> None:
-        """Serve a session that another bridge instance opened and lost (scale-out: ``mcp_eras.bridge.store.sessions``),
+        """Serve a session that another bridge instance opened and lost (scale-out: ``mcp_eras.bridge.scaleout.sessions``),
         from its stored machine state. GET-stream ids continue above ``first_event``, so a Last-Event-ID from
         the old instance replays everything this one has for the session."""
         slot = HttpSessionSlot(sid, self.settings)

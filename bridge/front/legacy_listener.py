@@ -1,5 +1,5 @@
 """The shell of the upstream ``subscriptions/listen`` behind 2025 sessions: one ``SharedListen`` per share key (same
-principal, same listen ``_meta``), run as the pure plan (``mcp_eras.bridge.translate.legacy_listen``) asks; it waits for
+principal, same listen ``_meta``), run as the pure plan (``mcp_eras.bridge.translate.legacy_client.listen``) asks; it waits for
 acknowledgements, fans notifications out to the member sessions the plan names and times the re-listen backoff."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp_eras.bridge.core import CallContext, UpstreamError
-from mcp_eras.bridge.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_listen as ll
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.legacy_client import listen as ll
 
 if TYPE_CHECKING:
     from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession

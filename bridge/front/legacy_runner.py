@@ -1,5 +1,5 @@
 """The shell of one 2025 session (transport independent): executes what the pure session machine
-(``mcp_eras.bridge.translate.legacy_session``) and round driver (``mcp_eras.bridge.translate.legacy_mrtr``) decide.
+(``mcp_eras.bridge.translate.legacy_client.session``) and round driver (``mcp_eras.bridge.translate.legacy_client.mrtr``) decide.
 
 It owns the asyncio side only: one task per client request (cancelled by ``notifications/cancelled``), one
 future per bridge->client question, its membership of a shared upstream listen (``ListenHub``) and the per-question
@@ -17,16 +17,15 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
-from mcp_eras.bridge.eras import META_LOG_LEVEL
 from mcp_eras.bridge.front.legacy_listener import ListenHub
-from mcp_eras.bridge.jsonrpc import FrameError, Message
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_mrtr as mrtr
-from mcp_eras.bridge.translate import legacy_session as ls
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import META_LOG_LEVEL
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.legacy_client import mrtr
+from mcp_eras.bridge.translate.legacy_client import session as ls
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 

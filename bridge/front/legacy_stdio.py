@@ -1,6 +1,6 @@
 """The 2025-11-25 stdio front (2025-11-25 basic/transports.mdx §stdio): one client, one session, frames in order.
 
-Moves frames only; the session rules are ``mcp_eras.bridge.translate.legacy_session``'s and the per-request tasks
+Moves frames only; the session rules are ``mcp_eras.bridge.translate.legacy_client.session``'s and the per-request tasks
 ``mcp_eras.bridge.front.legacy_runner``'s.
 """
 
@@ -11,16 +11,15 @@ import contextlib
 from collections.abc import Awaitable
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.eras import LEGACY
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, Send, start_session
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_listen as ll
-from mcp_eras.bridge.translate import legacy_session as ls
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import LEGACY
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_client import listen as ll
+from mcp_eras.bridge.translate.legacy_client import session as ls
 
 
 class LegacyStdioSession:

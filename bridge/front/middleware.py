@@ -21,9 +21,9 @@ from starlette.responses import Response
 from starlette.routing import get_route_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.jsonrpc import INVALID_REQUEST
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SCREENED = "mcp_bridge_screened"

@@ -13,11 +13,10 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message, RequestId
-from mcp_eras.bridge.translate import modern_front
+from mcp_eras.bridge.translate import eras, jsonrpc, modern_front
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message, RequestId
 
 log = logging.getLogger("mcp_bridge.stdio")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_eras.bridge import eras
-from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, NAMED_METHODS
-from mcp_eras.bridge.jsonrpc import (
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate import headers as mh
+from mcp_eras.bridge.translate.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, NAMED_METHODS
+from mcp_eras.bridge.translate.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -20,7 +21,6 @@ from mcp_eras.bridge.jsonrpc import (
     FrameError,
     Message,
 )
-from mcp_eras.bridge.translate import mirror_headers as mh
 
 STREAMING_METHODS = frozenset({"subscriptions/listen"})
 """Requests whose answer is a stream of notifications of their own (2026-07-28 basic/patterns/subscriptions.mdx)."""

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import (
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -26,8 +26,7 @@ from mcp_eras.bridge.eras import (
     META_SUBSCRIPTION_ID,
     MODERN,
 )
-from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.translate import errors
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 
 LISTEN = "subscriptions/listen"
 PUBLIC_KEY = "\0public"

@@ -14,7 +14,7 @@ Both eras let a receiver refuse work it cannot hold and forget a task once its T
 
 A refusal is the bridge's limit error, -32000 with ``data.limit`` naming the cap (HTTP 503 on the 2026 front),
 the same as every other cap (``mcp_eras.bridge.translate.errors.LIMIT_REACHED``). Decisions only: the shell
-(``mcp_eras.bridge.upstream.tasks``) counts, closes and deletes.
+(``mcp_eras.bridge.layers.tasks``) counts, closes and deletes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from mcp_eras.bridge.jsonrpc import FrameError
 from mcp_eras.bridge.translate.errors import LIMIT_REACHED, LIMIT_REACHED_STATUS
+from mcp_eras.bridge.translate.jsonrpc import FrameError
 from mcp_eras.bridge.translate.tasks import TaskRecord
 
 TASKS_PER_PRINCIPAL = "tasks_per_principal"

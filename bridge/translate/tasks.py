@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_RELATED_TASK, MODERN, request_meta
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError, Message
+from mcp_eras.bridge.translate.eras import META_CLIENT_CAPABILITIES, META_RELATED_TASK, MODERN, request_meta
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError, Message
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 """The 2026 extension identifier (ext tasks.mdx §Extension Identifier)."""

@@ -1,7 +1,7 @@
 """Build the right Upstream for a target: era probing (2026 backward-compatibility rules) and caching.
 
 The probe sends ``server/discover`` with the 2026 ``_meta`` and hands the answer to the pure
-classification (``mcp_eras.bridge.translate.era_probe``, its table cites the spec); 401/403 and connection
+classification (``mcp_eras.bridge.translate.probe``, its table cites the spec); 401/403 and connection
 failures are not era evidence: the probe is retried later.
 """
 
@@ -16,13 +16,13 @@ from typing import Any
 
 import httpx
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.translate import era_probe
-from mcp_eras.bridge.translate.era_probe import classify_discover_answer
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate import probe as era_probe
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.modern_upstream import bridge_meta
+from mcp_eras.bridge.translate.probe import classify_discover_answer
 from mcp_eras.bridge.upstream import prespawn
 from mcp_eras.bridge.upstream.http_pool import upstream_client
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
@@ -122,7 +122,7 @@ class StdioProbe:
     ``ask()`` spawns the child and asks ``server/discover``; ``conclude()`` confirms a provisional legacy verdict
     with ``initialize`` on the same child (the first caller's identity: ``era_probe.confirm_params``) and hands the
     child over: to the modern upstream, or with its ``Handshake`` to the first 2025 session. The decisions are the
-    pure table's (``era_probe``); this shell only waits and forwards."""
+    pure table's (``probe``); this shell only waits and forwards."""
 
     def __init__(self, target: Target, settings: Settings) -> None:
         self.target = target

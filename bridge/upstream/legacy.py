@@ -1,8 +1,8 @@
 """Direction A shell: a 2025-era server behind the canonical 2026 interface.
 
 Keeps the live side of the session pool (transports, ``LegacySession`` objects, waiters, timers) next
-to its pure bookkeeping (``mcp_eras.bridge.translate.legacy_pool.Pool``), drives each call by executing the
-actions of its ``mcp_eras.bridge.translate.legacy_call.LegacyCall`` machine, seals ``requestState`` for parked
+to its pure bookkeeping (``mcp_eras.bridge.translate.legacy_server.pool.Pool``), drives each call by executing the
+actions of its ``mcp_eras.bridge.translate.legacy_server.call.LegacyCall`` machine, seals ``requestState`` for parked
 calls and serves ``subscriptions/listen`` from the sessions' unsolicited notifications.
 """
 
@@ -19,15 +19,15 @@ from typing import Any
 
 import anyio
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
 from mcp_eras.bridge.state import StateSealer
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate import listen
-from mcp_eras.bridge.translate.legacy_call import Action, Notify, Park, Reply, Send, Wake
-from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server import listen
+from mcp_eras.bridge.translate.legacy_server.call import Action, Notify, Park, Reply, Send, Wake
+from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
 from mcp_eras.bridge.upstream.deadline import Deadline
 from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport

@@ -1,7 +1,7 @@
 """Direction A shell: one initialized 2025 session (one stdio child, or one Mcp-Session-Id) and its calls.
 
 Runs the handshake, sends frames, and hands every inbound frame to the call the pure router
-(``mcp_eras.bridge.translate.legacy_pool.route_inbound``) names. Calls are ``LiveCall`` objects: a pure
+(``mcp_eras.bridge.translate.legacy_server.pool.route_inbound``) names. Calls are ``LiveCall`` objects: a pure
 ``LegacyCall`` machine (None for the bridge's own requests) plus the queue its driver reads.
 """
 
@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
-from mcp_eras.bridge.eras import MRTR_METHODS
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate import listen
-from mcp_eras.bridge.translate.legacy_call import LegacyCall
-from mcp_eras.bridge.translate.legacy_pool import SessionRec, route_inbound
-from mcp_eras.bridge.translate.mrtr_rounds import refusal_frame
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import MRTR_METHODS
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server import listen
+from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
+from mcp_eras.bridge.translate.legacy_server.mrtr import refusal_frame
+from mcp_eras.bridge.translate.legacy_server.pool import SessionRec, route_inbound
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SessionLost
 
 if TYPE_CHECKING:

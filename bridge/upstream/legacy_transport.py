@@ -19,11 +19,11 @@ from urllib.parse import urljoin
 
 import httpx
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from mcp_eras.bridge.sse import ResponseEvents, sse_events
-from mcp_eras.bridge.translate import era_probe, errors
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate import probe as era_probe
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions
 from mcp_eras.bridge.upstream.process import ChildProcess

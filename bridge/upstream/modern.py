@@ -22,19 +22,19 @@ from typing import Any
 import anyio
 import httpx
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
-from mcp_eras.bridge.eras import (
+from mcp_eras.bridge.sse import ResponseEvents
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate import headers as mirror_headers
+from mcp_eras.bridge.translate import modern_upstream as mu
+from mcp_eras.bridge.translate.eras import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
     MODERN,
 )
-from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.sse import ResponseEvents
-from mcp_eras.bridge.translate import errors, mirror_headers
-from mcp_eras.bridge.translate import modern_upstream as mu
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.upstream import lean_http
 from mcp_eras.bridge.upstream.deadline import Deadline
 from mcp_eras.bridge.upstream.http_pool import rpc_extensions, upstream_client

@@ -18,11 +18,11 @@ from typing import Any
 
 import anyio
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import UpstreamError
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.lines import LineSplitter
 from mcp_eras.bridge.upstream import prespawn
-from mcp_eras.bridge.upstream.stdout_lines import LineSplitter
 
 log = logging.getLogger("mcp_bridge.process")
 

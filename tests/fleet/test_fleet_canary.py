@@ -14,7 +14,7 @@ from typing import Any
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.fleet import staging
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.fleet.stage import StageConfig, StagedUpstream, bind_session, register_metrics, unbind_session
+from mcp_eras.bridge.layers.staged import StageConfig, StagedUpstream, bind_session, register_metrics, unbind_session
 
 PRINCIPALS = 40
 CALLS = 2000

@@ -9,8 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mcp_eras.bridge.fleet import managed, passthrough, probe, verify
+from mcp_eras.bridge.fleet import passthrough, probe, verify
 from mcp_eras.bridge.fleet.metrics import Metrics, parse_text
+from mcp_eras.bridge.layers import managed
 
 
 def test_metrics_exposition_round_trips() -> None:

@@ -26,8 +26,8 @@ import contextlib
 import itertools
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 SERVER_INFO = {"name": "FakeLegacy", "version": "1.0.0"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 DISCOVER = {"resultType": "complete", "supportedVersions": [eras.MODERN], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}

@@ -9,8 +9,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.sse import iter_sse
+from mcp_eras.bridge.translate import jsonrpc
 
 import spec
 

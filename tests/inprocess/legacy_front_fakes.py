@@ -21,10 +21,10 @@ from typing import Any
 
 from fakes import FakeUpstream
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import CallContext, Emit
-from mcp_eras.bridge.eras import LOG_LEVELS, META_SUBSCRIPTION_ID
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import LOG_LEVELS, META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 import spec
 

@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from handoffs import count_handoffs  # noqa: E402
 from legacy_front_fakes import ListeningUpstream  # noqa: E402
 
-from mcp_eras.bridge import jsonrpc  # noqa: E402
 from mcp_eras.bridge.config import Settings  # noqa: E402
 from mcp_eras.bridge.front.legacy import LegacyStdioSession  # noqa: E402
+from mcp_eras.bridge.translate import jsonrpc  # noqa: E402
 
 
 class Client:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge.translate.legacy_pool import SessionRec
+from mcp_eras.bridge.translate.legacy_server.pool import SessionRec
 from mcp_eras.bridge.upstream.legacy_driver import Inbox, LegacySession, LiveCall
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,9 @@ from collections import deque
 from typing import Any
 
 from mcp_eras.bridge.core import CallContext, Upstream, discard
-from mcp_eras.bridge.fleet import stage as st
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.layers import staged as st
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 
 class Echo(Upstream):

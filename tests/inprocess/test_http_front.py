@@ -12,9 +12,9 @@ import pytest
 from fakes import FakeUpstream
 from starlette.testclient import TestClient
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front.http import build_app
+from mcp_eras.bridge.translate import eras
 
 import spec
 

@@ -17,11 +17,11 @@ import legacy_front_fakes as fakes
 import pytest
 from legacy_front_asgi import LegacyClient
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front import legacy_http, legacy_runner
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
+from mcp_eras.bridge.translate import jsonrpc
 
 import spec
 

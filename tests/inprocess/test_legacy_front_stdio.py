@@ -14,9 +14,9 @@ from typing import Any
 import legacy_front_fakes as fakes
 import pytest
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front.legacy import LegacyStdioSession
+from mcp_eras.bridge.translate import jsonrpc
 
 import spec
 

@@ -14,8 +14,8 @@ from handoffs import tools_call
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, discard
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Limits
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Limits
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 pytestmark = pytest.mark.anyio

@@ -15,11 +15,11 @@ import pytest
 from fake_legacy import TransportBank
 from handoffs import tools_call
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, discard
 from mcp_eras.bridge.front.legacy import LegacyStdioSession
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 import spec

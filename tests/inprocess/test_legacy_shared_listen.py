@@ -13,7 +13,7 @@ import pytest
 from legacy_front_asgi import LegacyClient, StreamedResponse
 from test_legacy_front_http import Env, check, make_env
 
-from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.translate import jsonrpc
 
 pytestmark = pytest.mark.anyio
 

@@ -10,11 +10,11 @@ import pytest
 from fake_legacy import FakeLegacyServer, TransportBank, lose
 from handoffs import tools_call
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, discard
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.translate.legacy_pool import LIMIT_ERROR, Limits
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Limits
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 import spec

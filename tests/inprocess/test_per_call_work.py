@@ -19,10 +19,10 @@ import pytest
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, discard
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.observe import ObservedUpstream, register_metrics
+from mcp_eras.bridge.layers.observe import ObservedUpstream, register_metrics
+from mcp_eras.bridge.layers.tasks import TasksUpstream
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
-from mcp_eras.bridge.upstream.tasks import TasksUpstream
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import upstream_path  # noqa: E402  (bench/upstream_path.py: the same call over the same instant 2025 server)

@@ -1,4 +1,4 @@
-"""The tasks shells' caps carried out (``mcp_eras.bridge.upstream.tasks_room``), in process: creations under way
+"""The tasks shells' caps carried out (``mcp_eras.bridge.layers.tasks_room``), in process: creations under way
 count, forgotten records take their result pump and upstream mapping with them, idle task sessions are closed
 by the reaper and for room, and every refusal and close is counted for ``/healthz``."""
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.jsonrpc import FrameError
+from mcp_eras.bridge.layers.tasks_room import TaskRoom
 from mcp_eras.bridge.translate import tasks as tk
-from mcp_eras.bridge.upstream.tasks_room import TaskRoom
+from mcp_eras.bridge.translate.jsonrpc import FrameError
 
 pytestmark = pytest.mark.anyio
 

@@ -513,7 +513,7 @@ STDIO_BRIDGE = r'''
 import asyncio
 import sys
 
-from mcp_eras.bridge import jsonrpc
+from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front.legacy import LegacyStdioSession
 from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream

@@ -26,10 +26,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import Upstream
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
+from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
 import peers

@@ -19,11 +19,17 @@ from direction_b_peers import MODERN_SERVER
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
-from mcp_eras.bridge.eras import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SUBSCRIPTION_ID,
+)
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
 import peers

@@ -114,7 +114,7 @@ PID_SERVER = (
 def test_an_adopted_child_serves_only_the_identity_it_was_initialized_for(same_identity: bool) -> None:
     """The probe's handshake is reused for a session of the same capabilities and clientInfo; another one gets a
     child of its own (2025-11-25 basic/lifecycle.mdx §Initialization: one initialize per connection)."""
-    from mcp_eras.bridge import jsonrpc
+    from mcp_eras.bridge.translate import jsonrpc
     from mcp_eras.bridge.upstream.legacy_transport import Handshake, StdioTransport
     from mcp_eras.bridge.upstream.process import ChildProcess
 

@@ -21,7 +21,7 @@ from test_direction_b import modern_upstream, serve_front
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 import peers
 

@@ -17,8 +17,8 @@ from starlette.testclient import TestClient
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.fleet.metrics import parse_text
-from mcp_eras.bridge.jsonrpc import Message
-from mcp_eras.bridge.observe import observe, outcome_of
+from mcp_eras.bridge.layers.observe import observe, outcome_of
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.factory import Target
 
 import peers

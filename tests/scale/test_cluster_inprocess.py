@@ -16,10 +16,10 @@ from starlette.applications import Starlette
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.layers.cluster import AUTH_HEADER, FORWARD_PATH, ClusterUpstream, _sign, forward_key
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.store import MemoryStore, StoreError
-from mcp_eras.bridge.store.cluster import AUTH_HEADER, FORWARD_PATH, ClusterUpstream, _sign, forward_key
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 import peers
 
@@ -170,7 +170,7 @@ async def test_param_header_annotations_shared(nodes: dict[str, Node]) -> None:
 @pytest.mark.parametrize("tamper", ["signature", "stale", "body"])
 async def test_session_relay_endpoint_refuses_unauthenticated(nodes: dict[str, Node], tamper: str) -> None:
     from mcp_eras.bridge.front.legacy import LegacyHttpFront
-    from mcp_eras.bridge.store.sessions import AT_HEADER, SESSION_PATH, ClusterLegacyFront, _relay_mac
+    from mcp_eras.bridge.scaleout.sessions import AT_HEADER, SESSION_PATH, ClusterLegacyFront, _relay_mac
 
     cluster = nodes["a"].cluster
     front = ClusterLegacyFront(LegacyHttpFront(nodes["a"].fake, cluster.settings), cluster, cluster.settings)
@@ -187,7 +187,7 @@ async def test_session_relay_endpoint_refuses_unauthenticated(nodes: dict[str, N
 
 async def test_metrics_count_forwards_failures_and_store_errors(nodes: dict[str, Node]) -> None:
     from mcp_eras.bridge.fleet.metrics import parse_text
-    from mcp_eras.bridge.observe import observe
+    from mcp_eras.bridge.layers.observe import observe
     from mcp_eras.bridge.upstream.factory import Target
 
     b = nodes["b"].cluster

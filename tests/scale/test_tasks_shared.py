@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_eras.bridge.scaleout.tasks import SPACE, SharedTaskStore, minter
 from mcp_eras.bridge.store import MemoryStore, StoreError
-from mcp_eras.bridge.store.tasks import SPACE, SharedTaskStore, minter
 from mcp_eras.bridge.translate import tasks as tk
 
 pytestmark = pytest.mark.anyio

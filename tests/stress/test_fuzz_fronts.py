@@ -24,11 +24,11 @@ from fakes import FakeUpstream
 from legacy_front_asgi import LegacyClient
 from starlette.testclient import TestClient
 
-from mcp_eras.bridge import eras
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
 from mcp_eras.bridge.front.stdio import serve_stdio
+from mcp_eras.bridge.translate import eras
 
 import spec
 

@@ -14,10 +14,10 @@ import legacy_front_fakes as fakes
 import pytest
 from legacy_front_asgi import LegacyClient
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.front.legacy import LegacyHttpFront
+from mcp_eras.bridge.translate import jsonrpc
 
 pytestmark = pytest.mark.anyio
 SESSIONS = int(os.environ.get("MCP_ERAS_STRESS_SESSIONS", "200"))

@@ -1,4 +1,4 @@
-"""mcp_eras.bridge.translate.era_probe: which era an upstream speaks, from the evidence of its answers.
+"""mcp_eras.bridge.translate.probe: which era an upstream speaks, from the evidence of its answers.
 
 Inputs are the 2026-07-28 example messages (tests/data/spec) and the answers real servers give.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge.translate import era_probe as ep
+from mcp_eras.bridge.translate import probe as ep
 
 import spec
 

@@ -1,4 +1,4 @@
-"""Direction B pure core (mcp_eras.bridge.translate.legacy_front, mcp_eras.bridge.translate.mirror_headers).
+"""Direction B pure core (mcp_eras.bridge.translate.legacy_client.frames, mcp_eras.bridge.translate.headers).
 
 Inputs are the 2026-07-28 spec examples (tests/data/spec/2026-07-28/examples); every frame the core
 emits toward the legacy client is validated against the 2025-11-25 schema, every frame toward the
@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import (
+from mcp_eras.bridge.translate import headers as mh
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -24,9 +25,8 @@ from mcp_eras.bridge.eras import (
     META_SERVER_INFO,
     META_SUBSCRIPTION_ID,
 )
-from mcp_eras.bridge.jsonrpc import FrameError
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import mirror_headers as mh
+from mcp_eras.bridge.translate.jsonrpc import FrameError
+from mcp_eras.bridge.translate.legacy_client import frames as lf
 
 import spec
 

@@ -1,4 +1,4 @@
-"""mcp_eras.bridge.translate.legacy_listen: one upstream listen shared by the 2025 sessions of one principal and
+"""mcp_eras.bridge.translate.legacy_client.listen: one upstream listen shared by the 2025 sessions of one principal and
 client identity -- union filter, per-member fan-out, make-before-break replacement when the union changes, the
 last member's leaving.
 
@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import META_SUBSCRIPTION_ID
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_listen as ll
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.legacy_client import listen as ll
 
 import spec
 

@@ -1,4 +1,4 @@
-"""mcp_eras.bridge.translate.legacy_mrtr: the direction-B MRTR round driver, with the spec's example messages.
+"""mcp_eras.bridge.translate.legacy_client.mrtr: the direction-B MRTR round driver, with the spec's example messages.
 
 Every request the driver sends to the 2025 client is validated against the 2025-11-25 schema, every retry
 toward the upstream against the 2026-07-28 schema.
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.translate import legacy_mrtr as mrtr
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.legacy_client import mrtr
 
 import spec
 

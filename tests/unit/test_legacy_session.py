@@ -1,4 +1,4 @@
-"""mcp_eras.bridge.translate.legacy_session: the 2025 session rules as a pure machine over plain data.
+"""mcp_eras.bridge.translate.legacy_client.session: the 2025 session rules as a pure machine over plain data.
 
 Every answer the machine emits toward the 2025 client is validated against the 2025-11-25 schema; every
 canonical request toward the upstream against the 2026-07-28 schema.
@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import META_LOG_LEVEL
-from mcp_eras.bridge.fleet import managed
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_mrtr as mrtr
-from mcp_eras.bridge.translate import legacy_session as ls
-from mcp_eras.bridge.translate import mirror_headers, modern_upstream
-from mcp_eras.bridge.translate import tasks_legacy_front as tlf
+from mcp_eras.bridge.layers import managed
+from mcp_eras.bridge.translate import headers as mirror_headers
+from mcp_eras.bridge.translate import jsonrpc, modern_upstream
+from mcp_eras.bridge.translate.eras import META_LOG_LEVEL
+from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.legacy_client import mrtr
+from mcp_eras.bridge.translate.legacy_client import session as ls
+from mcp_eras.bridge.translate.legacy_client import tasks as tlf
 
 import spec
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.jsonrpc import MAX_DEPTH, FrameError
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import MAX_DEPTH, FrameError
 
 
 def _nested(depth: int) -> bytes:

@@ -1,8 +1,8 @@
-"""mcp_eras.bridge.upstream.stdout_lines: a stdio child's stdout chunks cut into lines, with readline's limit."""
+"""mcp_eras.bridge.translate.lines: a stdio child's stdout chunks cut into lines, with readline's limit."""
 
 from __future__ import annotations
 
-from mcp_eras.bridge.upstream.stdout_lines import LineSplitter
+from mcp_eras.bridge.translate.lines import LineSplitter
 
 
 def test_a_line_split_across_chunks_comes_out_whole() -> None:

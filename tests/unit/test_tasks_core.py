@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError
 from mcp_eras.bridge.translate import tasks as t
+from mcp_eras.bridge.translate.jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, FrameError
 
 import spec
 

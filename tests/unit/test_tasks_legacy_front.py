@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_eras.bridge.jsonrpc import FrameError
 from mcp_eras.bridge.translate import tasks as t
-from mcp_eras.bridge.translate import tasks_legacy_front as b
+from mcp_eras.bridge.translate.jsonrpc import FrameError
+from mcp_eras.bridge.translate.legacy_client import tasks as b
 
 import spec
 

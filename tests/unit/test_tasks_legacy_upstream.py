@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from mcp_eras.bridge.jsonrpc import FrameError
 from mcp_eras.bridge.translate import tasks as t
-from mcp_eras.bridge.translate import tasks_legacy_upstream as a
+from mcp_eras.bridge.translate.jsonrpc import FrameError
+from mcp_eras.bridge.translate.legacy_server import tasks as a
 
 import spec
 

@@ -1,4 +1,4 @@
-"""mcp_eras.bridge.upstream.tasks wiring: which upstreams get task sessions (in-process fakes, no peers)."""
+"""mcp_eras.bridge.layers.tasks wiring: which upstreams get task sessions (in-process fakes, no peers)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, discard
-from mcp_eras.bridge.upstream.tasks import legacy_transports, with_tasks
+from mcp_eras.bridge.layers.tasks import legacy_transports, with_tasks
 
 
 class FakeUpstream(Upstream):

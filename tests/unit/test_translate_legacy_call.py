@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 import json
 
-from mcp_eras.bridge import eras, jsonrpc
-from mcp_eras.bridge.translate.legacy_call import LegacyCall, Notify, Park, Reply, Send, Wake
-from mcp_eras.bridge.translate.mrtr_rounds import COALESCE_MS
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.legacy_server.call import LegacyCall, Notify, Park, Reply, Send, Wake
+from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS
 
 import spec
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from mcp_eras.bridge import eras, jsonrpc
-from mcp_eras.bridge.translate.legacy_call import LegacyCall
-from mcp_eras.bridge.translate.legacy_pool import Grant, Limits, Pool, Refuse, Wait, identity_key, route_inbound
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
+from mcp_eras.bridge.translate.legacy_server.pool import Grant, Limits, Pool, Refuse, Wait, identity_key, route_inbound
 
 import spec
 

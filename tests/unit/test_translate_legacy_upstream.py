@@ -8,12 +8,11 @@ import copy
 import jsonschema
 import pytest
 
-from mcp_eras.bridge import eras, jsonrpc
-from mcp_eras.bridge.jsonrpc import FrameError
 from mcp_eras.bridge.state import StateSealer
-from mcp_eras.bridge.translate import errors, modern_front
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate import mirror_headers as mh
+from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
+from mcp_eras.bridge.translate import headers as mh
+from mcp_eras.bridge.translate.jsonrpc import FrameError
+from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.upstream.factory import classify_discover_answer
 
 import spec

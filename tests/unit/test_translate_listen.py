@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcp_eras.bridge import eras, jsonrpc
-from mcp_eras.bridge.translate import listen
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.legacy_server import listen
 
 import spec
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate import modern_upstream as mu
+from mcp_eras.bridge.translate.eras import META_SUBSCRIPTION_ID
 
 import spec
 

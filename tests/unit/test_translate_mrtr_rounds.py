@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate import mrtr_rounds as mr
-from mcp_eras.bridge.translate.mrtr_rounds import COALESCE_MS, Rounds
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server import mrtr as mr
+from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS, Rounds
 
 import spec
 

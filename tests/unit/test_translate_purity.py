@@ -9,7 +9,8 @@ import pytest
 
 TRANSLATE = Path(__file__).resolve().parents[2] / "bridge" / "translate"
 FORBIDDEN = {"asyncio", "anyio", "httpx", "starlette", "time", "socket"}
-MODULES = sorted(TRANSLATE.glob("*.py"))
+MODULES = sorted(TRANSLATE.rglob("*.py"))
+SHELLS = ("front", "upstream", "layers", "store", "scaleout", "fleet", "core", "config", "observe")
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -24,9 +25,26 @@ def imported_roots(path: Path) -> set[str]:
 
 def test_the_check_sees_imports() -> None:
     assert len(MODULES) >= 5
-    assert "orjson" in imported_roots(TRANSLATE / "legacy_upstream.py")
+    assert "orjson" in imported_roots(TRANSLATE / "legacy_server" / "frames.py")
+    assert {p.parent.name for p in MODULES} >= {"translate", "legacy_server", "legacy_client"}
+
+
+def bridge_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mcp_eras.bridge."):
+            names.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            names |= {a.name.split(".")[2] for a in node.names if a.name.startswith("mcp_eras.bridge.")}
+    return names
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_no_io_or_clock_imports(path: Path) -> None:
     assert not imported_roots(path) & FORBIDDEN, f"{path.name} imports {sorted(imported_roots(path) & FORBIDDEN)}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(TRANSLATE)))
+def test_no_shell_imports(path: Path) -> None:
+    """The pure core never reaches back into the shells that drive it."""
+    assert not bridge_imports(path) & set(SHELLS), f"{path.name} imports {sorted(bridge_imports(path) & set(SHELLS))}"

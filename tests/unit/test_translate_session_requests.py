@@ -9,11 +9,11 @@ from __future__ import annotations
 import copy
 import json
 
-from mcp_eras.bridge import eras, jsonrpc
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
-from mcp_eras.bridge.translate.legacy_call import Park, Reply, Send, Wake
-from mcp_eras.bridge.translate.legacy_pool import Grant, Limits, Pool, route_inbound
-from mcp_eras.bridge.translate.mrtr_rounds import COALESCE_MS
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+from mcp_eras.bridge.translate.legacy_server.call import Park, Reply, Send, Wake
+from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS
+from mcp_eras.bridge.translate.legacy_server.pool import Grant, Limits, Pool, route_inbound
 
 import spec
 

@@ -8,7 +8,7 @@ carried ``params.task`` (kept by the front under ``TASK_REQUEST_META``). ``tasks
 upstream's ``tasks/get``; the task's ``inputRequests`` come back to the legacy front as an
 ``input_required`` result, which its MRTR loop turns into real server->client requests on the 2025
 session; the retried ``tasks/result`` carries the answers, forwarded with ``tasks/update``. Decisions
-are functions of ``mcp_eras.bridge.translate.tasks_legacy_front``.
+are functions of ``mcp_eras.bridge.translate.legacy_client.tasks``.
 
 ``tasks/list`` lists the caller principal's 2025-client tasks (the canonical request does not name the
 2025 session; anonymous callers share one principal, like ``requestState`` binding).
@@ -21,14 +21,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import CallContext, Emit
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
-from mcp_eras.bridge.translate import tasks_legacy_front as tb
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import tasks as tb
 
 if TYPE_CHECKING:
-    from mcp_eras.bridge.upstream.tasks import TasksUpstream
+    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 Serve = Callable[[Message, CallContext, Emit], Awaitable[Message]]
 

@@ -28,7 +28,7 @@ LOG_LEVEL_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 
 TASKS_EXTENSION_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 """The ``io.modelcontextprotocol/tasks`` extension's client methods (ext tasks.mdx): served by
-``mcp_eras.bridge.upstream.tasks`` when the upstream supports tasks, -32601 otherwise."""
+``mcp_eras.bridge.layers.tasks`` when the upstream supports tasks, -32601 otherwise."""
 
 # Methods of the 2026 client surface, with the tasks extension's.
 MODERN_CLIENT_METHODS = TASKS_EXTENSION_METHODS | frozenset(
@@ -51,7 +51,7 @@ REMOVED_IN_MODERN = frozenset(
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
 """Methods whose canonical result may be ``input_required``. ``tasks/result`` is one only inside the
 bridge: direction B answers a 2025 client's ``tasks/result`` with the task's input requests that way, and
-the legacy front's MRTR loop turns them into server->client requests (mcp_eras.bridge.upstream.tasks_legacy_client)."""
+the legacy front's MRTR loop turns them into server->client requests (mcp_eras.bridge.layers.tasks_legacy_client)."""
 CACHEABLE_METHODS = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
@@ -77,7 +77,7 @@ LEGACY_CLIENT_METHODS = frozenset(
         "resources/unsubscribe",
         "tools/call",
         "tools/list",
-        # 2025-11-25 experimental tasks (basic/utilities/tasks.mdx), served by mcp_eras.bridge.upstream.tasks_legacy_client
+        # 2025-11-25 experimental tasks (basic/utilities/tasks.mdx), served by mcp_eras.bridge.layers.tasks_legacy_client
         "tasks/get",
         "tasks/result",
         "tasks/list",

@@ -24,11 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, discard
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.factory import Target, discover_request
 
 log = logging.getLogger("mcp_bridge.observe")

@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import MRTR_METHODS, request_meta
-from mcp_eras.bridge.jsonrpc import INVALID_PARAMS, Message, RequestId
-from mcp_eras.bridge.translate import errors, progress
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate.mrtr_rounds import Rounds, refusal_frame
+from mcp_eras.bridge.translate import errors, jsonrpc, progress
+from mcp_eras.bridge.translate.eras import MRTR_METHODS, request_meta
+from mcp_eras.bridge.translate.jsonrpc import INVALID_PARAMS, Message, RequestId
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server.mrtr import Rounds, refusal_frame
 
 MAX_HELD_NOTES = 256
 """Request-scoped notifications kept while a call is parked (delivered on the retry's stream)."""

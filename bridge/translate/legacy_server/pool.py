@@ -19,13 +19,13 @@ from typing import Any
 
 import orjson
 
-from mcp_eras.bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS, request_meta
-from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_upstream as tx
-from mcp_eras.bridge.translate.legacy_call import Action, LegacyCall
-from mcp_eras.bridge.translate.listen import LIST_CHANGED
-from mcp_eras.bridge.translate.mrtr_rounds import has_capability, required_capability, unasked_frame, undeclared_frame
+from mcp_eras.bridge.translate.eras import INPUT_REQUEST_METHODS, MRTR_METHODS, request_meta
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server.call import Action, LegacyCall
+from mcp_eras.bridge.translate.legacy_server.listen import LIST_CHANGED
+from mcp_eras.bridge.translate.legacy_server.mrtr import has_capability, required_capability, unasked_frame, undeclared_frame
 
 # ---------------------------------------------------------------------------------------------
 # Limits and the named errors at each of them

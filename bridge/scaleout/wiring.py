@@ -10,9 +10,9 @@ from starlette.routing import Route
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import Upstream
 from mcp_eras.bridge.front.http import build_app
+from mcp_eras.bridge.layers.cluster import ClusterUpstream
+from mcp_eras.bridge.scaleout.tasks import attach, find_tasks
 from mcp_eras.bridge.store import open_store
-from mcp_eras.bridge.store.cluster import ClusterUpstream
-from mcp_eras.bridge.store.tasks import attach, find_tasks
 
 
 def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: str) -> Starlette:
@@ -35,7 +35,7 @@ def scale_out(upstream: Upstream, legacy: Any, settings: Settings, listen_url: s
         attach(found, cluster)
     routes = cluster.routes()
     if legacy is not None:
-        from mcp_eras.bridge.store.sessions import ClusterLegacyFront
+        from mcp_eras.bridge.scaleout.sessions import ClusterLegacyFront
 
         legacy = ClusterLegacyFront(legacy, cluster, settings)
         cluster.extra_status = legacy.status

@@ -39,9 +39,9 @@ import base64
 import copy
 from typing import Any
 
-from mcp_eras.bridge import eras
-from mcp_eras.bridge.eras import META_RELATED_TASK
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.eras import META_RELATED_TASK
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
 from mcp_eras.bridge.translate.tasks import (
     EXTENSION,
     STATUSES,

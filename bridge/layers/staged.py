@@ -30,12 +30,12 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, discard
 from mcp_eras.bridge.fleet import canon, staging
 from mcp_eras.bridge.fleet import config as fc
 from mcp_eras.bridge.fleet.metrics import Metrics
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 log = logging.getLogger("mcp_bridge.fleet")
 

@@ -11,7 +11,7 @@ import base64
 import re
 from typing import Any
 
-from mcp_eras.bridge.eras import NAMED_METHODS
+from mcp_eras.bridge.translate.eras import NAMED_METHODS
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")

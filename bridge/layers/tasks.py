@@ -4,7 +4,7 @@
 ``TasksUpstream`` intercepts task-capable ``tools/call``, ``tasks/get``/``tasks/update``/``tasks/cancel``,
 ``server/discover`` (to advertise the extension) and ``subscriptions/listen`` with ``taskIds``; everything
 else goes to the wrapped upstream unchanged. Every protocol decision is a function of
-``mcp_eras.bridge.translate.tasks`` / ``mcp_eras.bridge.translate.tasks_legacy_upstream``.
+``mcp_eras.bridge.translate.tasks`` / ``mcp_eras.bridge.translate.legacy_server.tasks``.
 
 2025 tasks are bound to the session that created them (mcp 1.29 scopes task ids per session), so task
 traffic runs on dedicated upstream sessions (``TaskChannel``), one per (principal, input capabilities),
@@ -28,17 +28,17 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.layers.tasks_channel import ChannelKey, ServerView, TaskChannel
+from mcp_eras.bridge.layers.tasks_legacy_client import LegacyClientTasks
+from mcp_eras.bridge.layers.tasks_room import TaskRoom
+from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
-from mcp_eras.bridge.translate import tasks_legacy_front as tb
-from mcp_eras.bridge.translate import tasks_legacy_upstream as tx
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import tasks as tb
+from mcp_eras.bridge.translate.legacy_server import tasks as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
-from mcp_eras.bridge.upstream.tasks_channel import ChannelKey, ServerView, TaskChannel
-from mcp_eras.bridge.upstream.tasks_legacy_client import LegacyClientTasks
-from mcp_eras.bridge.upstream.tasks_room import TaskRoom
 
 log = logging.getLogger("mcp_bridge.tasks")
 
@@ -95,7 +95,7 @@ class TasksUpstream(Upstream):
         self.legacy_clients = LegacyClientTasks(self, self._modern)
         self.room = TaskRoom(self)
         self.remote: Any = None
-        """Scaled out (``mcp_eras.bridge.store.tasks.ClusterTasks``): routes a task request to the instance
+        """Scaled out (``mcp_eras.bridge.scaleout.tasks.ClusterTasks``): routes a task request to the instance
         holding the task, or takes its shared record over when that instance is gone."""
 
     @property  # type: ignore[override]

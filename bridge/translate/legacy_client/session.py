@@ -15,12 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
-from mcp_eras.bridge.jsonrpc import FrameError, Message, RequestId
-from mcp_eras.bridge.translate import errors, progress
-from mcp_eras.bridge.translate import legacy_front as lf
-from mcp_eras.bridge.translate import legacy_mrtr as mrtr
+from mcp_eras.bridge.translate import errors, jsonrpc, progress
+from mcp_eras.bridge.translate.eras import LEGACY_CLIENT_METHODS, LEGACY_VERSIONS
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message, RequestId
+from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.legacy_client import mrtr
 
 ID_MEMORY = 4096
 """How many used request ids a session remembers for the reuse rule (older ones age out)."""
@@ -58,7 +57,7 @@ class SessionState:
     progress: dict[str, float] = field(default_factory=dict)
     """Last progress value sent per progress token (2025 progress MUST increase)."""
     max_rounds: int = 16
-    """MRTR rounds one request may take (``legacy_mrtr``)."""
+    """MRTR rounds one request may take (``legacy_client.mrtr``)."""
     streaming: bool = False
     """The client can receive unsolicited messages now: a GET stream is connected (HTTP), or always (stdio)."""
     recent_index: set[str] | None = field(default=None, init=False, repr=False, compare=False)
@@ -233,7 +232,7 @@ class ChangeSubscriptions:
 
 @dataclass(slots=True)  # (a value, but not frozen: see legacy_call's actions)
 class Forward:
-    """Send this canonical request upstream; ``rounds`` drives what follows (``legacy_mrtr``)."""
+    """Send this canonical request upstream; ``rounds`` drives what follows (``legacy_client.mrtr``)."""
 
     canonical: Message
     rounds: mrtr.RoundsState

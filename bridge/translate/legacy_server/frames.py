@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from mcp_eras.bridge import eras
-from mcp_eras.bridge.eras import (
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.eras import (
     CACHEABLE_METHODS,
     LOG_LEVEL_RANK,
     META_CLIENT_CAPABILITIES,
@@ -22,7 +22,7 @@ from mcp_eras.bridge.eras import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_eras.bridge.jsonrpc import (
+from mcp_eras.bridge.translate.jsonrpc import (
     Message,
 )
 
@@ -259,7 +259,7 @@ def strip_notification_meta(notification: Message) -> Message:
 
 
 # ---------------------------------------------------------------------------------------------
-# MRTR results (the round rules are in mcp_eras.bridge.translate.mrtr_rounds)
+# MRTR results (the round rules are in mcp_eras.bridge.translate.legacy_server.mrtr)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -4,15 +4,15 @@ A 2026 client opens a long-lived ``subscriptions/listen`` request naming the cha
 wants (2026-07-28 basic/patterns/subscriptions.mdx); a 2025 server sends ``list_changed`` notifications
 on its own and ``notifications/resources/updated`` for URIs subscribed with ``resources/subscribe``
 (2025-11-25 server/resources.mdx §Subscriptions). Subscription counts per session live in
-``mcp_eras.bridge.translate.legacy_pool``.
+``mcp_eras.bridge.translate.legacy_server.pool``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcp_eras.bridge.eras import META_SUBSCRIPTION_ID
-from mcp_eras.bridge.jsonrpc import Message
+from mcp_eras.bridge.translate.eras import META_SUBSCRIPTION_ID
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 LIST_CHANGED = {
     # 2025-11-25 notification -> (2026 listen filter flag, server capability announcing it)

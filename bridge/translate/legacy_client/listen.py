@@ -39,10 +39,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.jsonrpc import FrameError, Message
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import frames as lf
 
 BACKOFF_INITIAL = 0.5
 BACKOFF_MAX = 10.0

@@ -17,8 +17,8 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.translate import task_limits as tl
 
 if TYPE_CHECKING:
-    from mcp_eras.bridge.upstream.tasks import TasksUpstream
-    from mcp_eras.bridge.upstream.tasks_channel import ChannelKey, TaskChannel
+    from mcp_eras.bridge.layers.tasks import TasksUpstream
+    from mcp_eras.bridge.layers.tasks_channel import ChannelKey, TaskChannel
 
 log = logging.getLogger("mcp_bridge.tasks")
 

@@ -35,11 +35,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
-from mcp_eras.bridge.jsonrpc import Message, RequestId
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_front as lf
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
+from mcp_eras.bridge.translate.legacy_client import frames as lf
 
 REQUEST_STATE_ONLY_DELAY = 0.05
 """Seconds per round before retrying a round that carries only requestState (load shedding), capped at 1 s."""

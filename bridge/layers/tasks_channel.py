@@ -1,4 +1,4 @@
-"""Task channels of the direction A tasks shell (``mcp_eras.bridge.upstream.tasks``): a dedicated 2025 upstream
+"""Task channels of the direction A tasks shell (``mcp_eras.bridge.layers.tasks``): a dedicated 2025 upstream
 session that carries one caller's task traffic (2025 tasks are bound to the session that created them), and the
 ``ServerView``: what a 2025 server declares, read without a task session."""
 
@@ -11,15 +11,15 @@ import itertools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.core import UpstreamError
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
-from mcp_eras.bridge.translate import legacy_upstream as handshake
-from mcp_eras.bridge.translate import tasks_legacy_upstream as tx
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate.legacy_server import frames as handshake
+from mcp_eras.bridge.translate.legacy_server import tasks as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 if TYPE_CHECKING:
-    from mcp_eras.bridge.upstream.tasks import TasksUpstream
+    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 log = logging.getLogger("mcp_bridge.tasks")
 

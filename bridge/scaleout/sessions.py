@@ -2,7 +2,7 @@
 
 The instance that ran ``initialize`` serves the session (its upstream listen, its GET stream, its
 bridge->client questions); the session's facts — the pure session machine's state
-(``mcp_eras.bridge.translate.legacy_session.SessionState``, plain JSON), and which instance serves it — go to the
+(``mcp_eras.bridge.translate.legacy_client.session.SessionState``, plain JSON), and which instance serves it — go to the
 shared store with the idle TTL. A request for a session this instance does not hold is relayed to the
 owner's internal endpoint (``/internal/session``, authenticated like ``/internal/forward``) and the
 answer (JSON or SSE) streams back unchanged; so a subscribe POSTed anywhere reaches the GET stream's
@@ -26,17 +26,17 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from mcp_eras.bridge import jsonrpc
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.eras import LEGACY
 from mcp_eras.bridge.front.event_stream import parse_event_id
 from mcp_eras.bridge.front.http import call_context, json_message, rpc_error
 from mcp_eras.bridge.front.legacy_http import LegacyHttpFront
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, FrameError, Message
+from mcp_eras.bridge.layers.cluster import AUTH_HEADER, FORWARD_SKEW_MS, ClusterUpstream
 from mcp_eras.bridge.sse import sse_event
 from mcp_eras.bridge.store.base import StoreError
-from mcp_eras.bridge.store.cluster import AUTH_HEADER, FORWARD_SKEW_MS, ClusterUpstream
-from mcp_eras.bridge.translate import legacy_session as ls
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.eras import LEGACY
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
+from mcp_eras.bridge.translate.legacy_client import session as ls
 
 log = logging.getLogger("mcp_bridge.cluster.sessions")
 

@@ -1,7 +1,7 @@
 """Direction B, pure: a 2025-era session in front of a 2026-07-28 upstream.
 
 Plain functions over dicts; no I/O, no clocks: the shapes of one era turned into the other's. The
-session rules are ``legacy_session``'s, the MRTR rounds ``legacy_mrtr``'s, the listen ``legacy_listen``'s.
+session rules are ``legacy_client.session``'s, the MRTR rounds ``legacy_client.mrtr``'s, the listen ``legacy_client.listen``'s.
 
 Sections: 2025-11-25 basic/lifecycle.mdx (initialize, capabilities); 2026-07-28 basic/index.mdx §General
 fields (``_meta``), changelog.mdx §Major changes (what moved from the session into each request),
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_eras.bridge import jsonrpc
-from mcp_eras.bridge.eras import (
+from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import (
     LEGACY,
     LEGACY_VERSIONS,
     LOG_LEVEL_RANK,
@@ -29,9 +29,8 @@ from mcp_eras.bridge.eras import (
     META_SUBSCRIPTION_ID,
     MODERN,
 )
-from mcp_eras.bridge.jsonrpc import FrameError, Message, RequestId
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate.tasks_legacy_front import TASK_REQUEST_META
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message, RequestId
+from mcp_eras.bridge.translate.legacy_client.tasks import TASK_REQUEST_META
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -229,7 +228,7 @@ def to_canonical_request(msg: Message, identity: SessionIdentity) -> Message:
     new_params: dict[str, Any] = dict(params) if isinstance(params, dict) else {}
     new_params["_meta"] = request_meta(identity, new_params.get("_meta"))
     task = new_params.pop("task", None)
-    if isinstance(task, dict):  # [tasks hook] 2025 task augmentation, for the tasks layer (mcp_eras.bridge.upstream.tasks)
+    if isinstance(task, dict):  # [tasks hook] 2025 task augmentation, for the tasks layer (mcp_eras.bridge.layers.tasks)
         new_params["_meta"][TASK_REQUEST_META] = task
     new_params.pop("inputResponses", None)  # 2026-only fields a legacy client has no business sending
     new_params.pop("requestState", None)

@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from mcp_eras.bridge import eras
-from mcp_eras.bridge.translate import errors
-from mcp_eras.bridge.translate import legacy_upstream as tx
+from mcp_eras.bridge.translate import eras, errors
+from mcp_eras.bridge.translate.legacy_server import frames as tx
 
 Signal = Literal[
     "discover-result-modern",

@@ -27,13 +27,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from mcp_eras.bridge import eras, jsonrpc
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
+from mcp_eras.bridge.scaleout.tool_headers import SharedParamHeaders
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.store.base import Store, StoreError
-from mcp_eras.bridge.store.tool_headers import SharedParamHeaders
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
 
 log = logging.getLogger("mcp_bridge.cluster")
 
@@ -79,10 +79,10 @@ class ClusterUpstream(Upstream):
         self.store_ok = False
         self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0, "store_reconnects": 0}
         self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
-        """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.store.wiring``)."""
+        """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.scaleout.wiring``)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.task_counts: list[dict[str, int]] = []
-        """Counters of the task routers attached to this instance (``mcp_eras.bridge.store.tasks``)."""
+        """Counters of the task routers attached to this instance (``mcp_eras.bridge.scaleout.tasks``)."""
         self.extra_status: Callable[[], dict[str, Any]] | None = None
         """More to show under ``cluster`` in /healthz (the 2025 sessions' relay counters)."""
 

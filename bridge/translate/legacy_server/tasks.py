@@ -36,8 +36,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from mcp_eras.bridge import eras
-from mcp_eras.bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
+from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
 from mcp_eras.bridge.translate.tasks import (
     EXTENSION,
     InputEntry,

@@ -1,7 +1,7 @@
 """Tasks scaled out: a task id names the instance that holds its upstream task, and its record is shared.
 
 The instance that created a task holds what cannot move: the dedicated 2025 task session with the
-upstream task and its result pump (``mcp_eras.bridge.upstream.tasks``). Its bridge ids end with
+upstream task and its result pump (``mcp_eras.bridge.layers.tasks``). Its bridge ids end with
 ``.<instance>`` (the random part stays unguessable: 2026-07-28 ``io.modelcontextprotocol/tasks``
 extension, tasks.mdx §Security Considerations), and every record it writes is copied to the shared
 store (write-behind, the latest version wins) for the record's TTL.
@@ -24,13 +24,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp_eras.bridge.core import CallContext, Emit
-from mcp_eras.bridge.jsonrpc import Message
 from mcp_eras.bridge.store.base import Store, StoreError
 from mcp_eras.bridge.translate import tasks as tk
+from mcp_eras.bridge.translate.jsonrpc import Message
 
 if TYPE_CHECKING:
-    from mcp_eras.bridge.store.cluster import ClusterUpstream
-    from mcp_eras.bridge.upstream.tasks import TasksUpstream
+    from mcp_eras.bridge.layers.cluster import ClusterUpstream
+    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 log = logging.getLogger("mcp_bridge.cluster.tasks")
 
@@ -135,7 +135,7 @@ class ClusterTasks:
                 why = answer
             record = await self.store.shared(task_id)
         except StoreError as exc:
-            from mcp_eras.bridge.store.cluster import store_down
+            from mcp_eras.bridge.layers.cluster import store_down
 
             return store_down(request.get("id"), exc)
         if record is not None:
@@ -162,7 +162,7 @@ def attach(tasks: TasksUpstream, cluster: ClusterUpstream) -> None:
 
 def find_tasks(upstream: Any) -> TasksUpstream | None:
     """The ``TasksUpstream`` in a chain of wrappers (each holding the next as ``inner``)."""
-    from mcp_eras.bridge.upstream.tasks import TasksUpstream
+    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
     for _ in range(8):
         if isinstance(upstream, TasksUpstream):

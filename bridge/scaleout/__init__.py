@@ -1,0 +1,1 @@
+"""The scale-out runtime of one instance: what it shares through the store (``mcp_eras.bridge.store``)."""
