@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from mcp_eras.bridge import _perf
@@ -25,40 +27,10 @@ from mcp_eras.bridge.core import CallContext, Upstream, discard
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.layers.observe import ObservedUpstream, register_metrics
 from mcp_eras.bridge.layers.tasks import TasksUpstream
-from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
-from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "bench", "version": "1"}}
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
-
-
-class Instant(LegacyTransport):
-    """A 2025 server answering in the same call (responses through the session's ``take_response``, as stdio does)."""
-
-    kind = "stdio"
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def send(self, msg: Message) -> None:
-        if "id" not in msg or "method" not in msg:
-            return
-        if msg["method"] == "initialize":
-            await self._deliver({"jsonrpc": "2.0", "id": msg["id"], "result": INIT}, None)
-            return
-        args = msg["params"]["arguments"]
-        answer = {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}}
-        assert self.take_response is not None
-        self.take_response(answer)
-
-
-def request(i: int) -> Message:
-    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 1}, "_meta": META}}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "inprocess"))
+from instant_legacy import Instant, request  # noqa: E402  (the instant 2025 server the per-call test counts over)
 
 
 async def measure(layers: int, calls: int, others: int = 0) -> float:

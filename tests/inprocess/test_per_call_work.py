@@ -15,6 +15,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from instant_legacy import Instant, request
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, discard
@@ -23,10 +24,6 @@ from mcp_eras.bridge.layers.observe import ObservedUpstream, register_metrics
 from mcp_eras.bridge.layers.tasks import TasksUpstream
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.legacy import LegacyUpstream
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import upstream_path  # noqa: E402  (bench/upstream_path.py: the same call over the same instant 2025 server)
-from upstream_path import Instant  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -37,8 +34,9 @@ metrics call, actions by exact type, the deadline's timer shared): 252, plus a q
 
 
 def call(i: int, client: str = "counted") -> Message:
-    """bench/upstream_path.py's call, from a client of this name (a session of its own per name)."""
-    msg = upstream_path.request(i)
+    """The instant server's call (the one ``bench/upstream_path.py`` times), from a client of this name (a session of
+    its own per name)."""
+    msg = request(i)
     msg["params"]["_meta"] = {**msg["params"]["_meta"], "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"}}
     return msg
 
