@@ -9,29 +9,40 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from mcp_eras.bridge.core import CallContext, UpstreamError
+from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
 from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import listen as ll
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession
+from mcp_eras.bridge.translate.legacy_client import session as ls
 
 log = logging.getLogger("mcp_bridge.front.legacy")
+
+
+class ListenMember(Protocol):
+    """What a shared listen needs of a 2025 session that joins it (``legacy_runner.LegacyFrontSession``): who it is,
+    which upstream and settings it uses, and where its unsolicited notifications go."""
+
+    upstream: Upstream
+    settings: Settings
+    state: ls.SessionState
+    ctx: CallContext
+
+    async def deliver_unsolicited(self, msg: Message) -> None: ...
 
 
 class SharedListen:
     """ONE upstream ``subscriptions/listen`` for the sessions of one share key; changes of the union of their
     filters replace it make-before-break."""
 
-    def __init__(self, hub: ListenHub, key: str, prefix: str, first: LegacyFrontSession) -> None:
+    def __init__(self, hub: ListenHub, key: str, prefix: str, first: ListenMember) -> None:
         self.hub = hub
         self.key = key
         self.state = ll.ListenState(prefix=prefix)
-        self.sessions: dict[str, LegacyFrontSession] = {}
+        self.sessions: dict[str, ListenMember] = {}
         """Member token -> session (the pure state has the token -> filter)."""
         self.upstream = first.upstream
         self.identity = first.state.identity
@@ -168,10 +179,10 @@ class ListenHub:
         is spent; True when one was freed."""
         self.groups: dict[str, SharedListen] = {}
         self._serial = itertools.count(1)
-        self._members: dict[LegacyFrontSession, tuple[str, str]] = {}
+        self._members: dict[ListenMember, tuple[str, str]] = {}
         """Session -> (share key, member token) while the session is a member (or joining)."""
 
-    async def update(self, session: LegacyFrontSession, filt: dict[str, Any], tighten: bool = True) -> dict[str, Any]:
+    async def update(self, session: ListenMember, filt: dict[str, Any], tighten: bool = True) -> dict[str, Any]:
         """Make the shared listen serve ``filt`` for ``session`` (empty: the session needs none); returns what of
         ``filt`` the upstream acknowledged. FrameError/UpstreamError when it could not (the session keeps its old filter)."""
         found = self._members.get(session)
@@ -197,7 +208,7 @@ class ListenHub:
             self.forget_if_idle(group)
         return ll.granted(filt, acked)
 
-    def _set(self, group: SharedListen, session: LegacyFrontSession, member: str, filt: dict[str, Any]) -> None:
+    def _set(self, group: SharedListen, session: ListenMember, member: str, filt: dict[str, Any]) -> None:
         ll.set_member(group.state, member, filt)
         if filt:
             group.sessions[member] = session
@@ -210,16 +221,16 @@ class ListenHub:
         if group.idle and self.groups.get(group.key) is group:
             del self.groups[group.key]
 
-    async def leave(self, session: LegacyFrontSession) -> None:
+    async def leave(self, session: ListenMember) -> None:
         """The session ended: it needs nothing any more (the last member's leaving cancels the listen)."""
         if session in self._members:
             with contextlib.suppress(Exception):
                 await self.update(session, {}, tighten=False)
 
-    def reclaimable(self, idle_since: Callable[[LegacyFrontSession], float | None]) -> list[LegacyFrontSession]:
+    def reclaimable(self, idle_since: Callable[[ListenMember], float | None]) -> list[ListenMember]:
         """The sessions of the group that has lingered longest with every member idle (``idle_since`` not None), whose
         listen can be freed; [] when there is none."""
-        best: tuple[float, list[LegacyFrontSession]] | None = None
+        best: tuple[float, list[ListenMember]] | None = None
         for group in self.groups.values():
             if group.state.current is None or group.lock.locked() or not group.sessions:
                 continue

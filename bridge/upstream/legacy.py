@@ -13,7 +13,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -238,7 +238,7 @@ class LegacyUpstream(Upstream):
             for sid in choice.retire:
                 retired = self.live.pop(sid, None)
                 if retired is not None:
-                    self._spawn(retired.close())
+                    self.spawn(retired.close())
             if choice.sid not in self._opening:
                 session = self.live.get(choice.sid)
                 if session is not None:
@@ -394,7 +394,7 @@ class LegacyUpstream(Upstream):
         self._queues.clear()
         self._resumers.clear()
 
-    def _spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -484,7 +484,7 @@ class LegacyUpstream(Upstream):
         live = session.calls.get(rec.upstream_id) if session is not None and rec is not None else None
         if session is not None and live is not None:
             log.info("upstream %s: parked call released; answering its upstream requests", self.name)
-            self._spawn(self._give_up(session, live, "input not provided in time"))
+            self.spawn(self._give_up(session, live, "input not provided in time"))
 
     async def _resume(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         params = request["params"]

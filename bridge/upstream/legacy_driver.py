@@ -13,11 +13,12 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Coroutine
+from typing import Any, Protocol
 
 import anyio
 
+from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import MRTR_METHODS
@@ -26,11 +27,8 @@ from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
 from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
 from mcp_eras.bridge.translate.legacy_server.mrtr import refusal_frame
-from mcp_eras.bridge.translate.legacy_server.pool import SessionRec, route_inbound
+from mcp_eras.bridge.translate.legacy_server.pool import Limits, Pool, SessionRec, route_inbound
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SessionLost
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.upstream.legacy import LegacyUpstream
 
 log = logging.getLogger("mcp_bridge.legacy")
 
@@ -98,8 +96,27 @@ class LiveCall:
         return None if self.machine is None else self.machine.log_level is not None
 
 
+class SessionOwner(Protocol):
+    """What a session needs of the upstream that owns it (``legacy.LegacyUpstream``): its settings, pool and limits,
+    and where lost sessions, closed calls, unsolicited notifications and background work go."""
+
+    settings: Settings
+    name: str
+    pool: Pool
+    limits: Limits
+    restarts: int
+
+    def fanout(self, session: LegacySession, note: Message) -> None: ...
+
+    def session_lost(self, session: LegacySession) -> None: ...
+
+    def call_closed(self, session: LegacySession, upstream_id: int) -> None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+
 class LegacySession:
-    def __init__(self, owner: LegacyUpstream, transport: LegacyTransport, rec: SessionRec) -> None:
+    def __init__(self, owner: SessionOwner, transport: LegacyTransport, rec: SessionRec) -> None:
         self.owner = owner
         self.transport = transport
         self.rec = rec
@@ -313,7 +330,7 @@ class LegacySession:
         frames, next_at = self.owner.pool.expire_held(self.sid, now_ms())
         for frame in frames:
             log.info("upstream %s: no call arrived in time for a held server request", self.owner.name)
-            self.owner._spawn(self.send_quietly(frame))
+            self.owner.spawn(self.send_quietly(frame))
         if next_at is not None:
             self._held_timer = asyncio.get_running_loop().call_later(max(0.0, (next_at - now_ms()) / 1000), self._expire_held)
 
