@@ -103,7 +103,7 @@ def setup_logging(level: str, fmt: str | None = "text", debug: bool = False) -> 
         root.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
-        from mcp_eras.bridge.fleet.serve import JsonFormatter
+        from mcp_eras.bridge.cli_logs import JsonFormatter
 
         handler.setFormatter(JsonFormatter())
     else:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import signal
 import sys
@@ -44,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from mcp_eras.bridge.cli_logs import use_json_logs
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.fleet import admin, guard, web
 from mcp_eras.bridge.fleet import config as fc
@@ -410,34 +410,6 @@ def build_fleet_app(router: Router) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(guard.HostGuard, allowed=router.allowed_hosts)])
     app.state.router = router
     return app
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ts, level, logger, msg, plus the record's structured extras."""
-
-    RESERVED = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime", "taskName"}
-
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        for key, value in record.__dict__.items():
-            if key not in self.RESERVED and not key.startswith("_"):
-                out[key] = value
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, default=str)
-
-
-def use_json_logs() -> None:
-    root = logging.getLogger()
-    if not root.handlers:
-        root.addHandler(logging.StreamHandler(sys.stderr))
-    for handler in root.handlers:
-        handler.setFormatter(JsonFormatter())
 
 
 def serve_fleet(config_path: str, host: str | None = None, port: int | None = None, log_format: str = "json",

@@ -213,7 +213,7 @@ def test_passthrough_classification_and_sse_outcome() -> None:
 def test_structured_log_lines() -> None:
     import logging
 
-    from mcp_eras.bridge.fleet.serve import JsonFormatter
+    from mcp_eras.bridge.cli_logs import JsonFormatter
 
     record = logging.LogRecord("mcp_bridge.fleet", logging.INFO, __file__, 1, "server %s swapped", ("a",), None)
     record.event, record.server, record.generation = "swap", "a", 2
