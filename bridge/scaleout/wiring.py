@@ -12,7 +12,7 @@ from mcp_eras.bridge.core import Upstream
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.layers.cluster import ClusterUpstream
 from mcp_eras.bridge.scaleout.tasks import attach, find_tasks
-from mcp_eras.bridge.store import open_store
+from mcp_eras.bridge.store.open import open_store
 
 
 def scaled_app(settings: Settings, upstream: Upstream, legacy: Any, listen_url: str) -> Starlette:

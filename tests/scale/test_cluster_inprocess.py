@@ -18,7 +18,8 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext
 from mcp_eras.bridge.layers.cluster import AUTH_HEADER, FORWARD_PATH, ClusterUpstream, _sign, forward_key
 from mcp_eras.bridge.state import StateSealer
-from mcp_eras.bridge.store import MemoryStore, StoreError
+from mcp_eras.bridge.store import StoreError
+from mcp_eras.bridge.store.memory import MemoryStore
 from mcp_eras.bridge.translate.jsonrpc import Message
 
 import peers

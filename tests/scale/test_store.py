@@ -9,7 +9,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import scale_peers
 
-from mcp_eras.bridge.store import MemoryStore, Store, StoreError, open_store
+from mcp_eras.bridge.store import Store, StoreError
+from mcp_eras.bridge.store.memory import MemoryStore
+from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.store.redis_store import RedisStore
 
 

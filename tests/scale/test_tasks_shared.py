@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mcp_eras.bridge.scaleout.tasks import SPACE, SharedTaskStore, minter
-from mcp_eras.bridge.store import MemoryStore, StoreError
+from mcp_eras.bridge.store import StoreError
+from mcp_eras.bridge.store.memory import MemoryStore
 from mcp_eras.bridge.translate import tasks as tk
 
 pytestmark = pytest.mark.anyio
