@@ -177,6 +177,24 @@ def _error_for(upstream_id: RequestId, message: str, data: Any = None) -> Messag
 # ---------------------------------------------------------------------------------------------
 
 
+RESUME_ATTEMPTS = 5
+"""Reconnections of one request's response stream before the call is answered with an error."""
+DEFAULT_RETRY_MS = 1000
+"""The wait before resuming when the stream set no ``retry`` (the SSE reconnection time browsers start with is
+implementation-defined; a few seconds is usual)."""
+
+
+_pause = asyncio.sleep  # the wait before a resumption (a seam for tests that record it)
+
+
+@dataclass(slots=True)
+class _Resume:
+    """Where a request's response stream can be resumed: the last event ID seen and the server's ``retry``."""
+
+    last_id: str | None = None
+    retry_ms: int | None = None
+
+
 class StreamableHttpTransport(LegacyTransport):
     kind = "streamable-http"
 
@@ -275,6 +293,7 @@ class StreamableHttpTransport(LegacyTransport):
     async def _post_request(self, msg: Message, exchange: AbstractAsyncContextManager[Any] | None = None) -> None:
         rid = msg["id"]
         answered = False
+        resume = _Resume()
         try:
             async with exchange if exchange is not None else self._exchange(msg) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
@@ -304,6 +323,10 @@ class StreamableHttpTransport(LegacyTransport):
                     events = ResponseEvents(resp)
                     while (batch := await events.next()) is not None:
                         for ev in batch:
+                            if ev.id is not None:
+                                resume.last_id = ev.id or None  # an empty id resets it (WHATWG SSE, "id" field)
+                            if ev.retry is not None:
+                                resume.retry_ms = ev.retry
                             if not ev.data:
                                 continue
                             frame = _try_json(ev.data)
@@ -319,13 +342,60 @@ class StreamableHttpTransport(LegacyTransport):
                         await self._pass(frame, rid)
                 elif resp.status_code == 202:
                     return
+            if not answered and resume.last_id is not None:
+                answered = await self._resume(rid, resume)
             if not answered:
                 await self._deliver(_error_for(rid, "Upstream closed the response stream without answering"), rid)
         except asyncio.CancelledError:
             raise
         except httpx.HTTPError as exc:
+            if not answered and resume.last_id is not None:
+                answered = await self._resume(rid, resume)
             if not answered:
                 await self._deliver(_error_for(rid, f"Upstream unreachable: {exc.__class__.__name__}: {exc}"), rid)
+
+    async def _resume(self, rid: RequestId, resume: _Resume) -> bool:
+        """Resume ``rid``'s response stream after it ended unanswered: wait the stream's ``retry``, then GET with
+        ``Last-Event-ID`` (2025-11-25 basic/transports.mdx §Resumability and Redelivery: the server replays
+        what followed that event, the answer included); the resumed stream may end unanswered too, so again,
+        at most ``RESUME_ATTEMPTS`` times and within the call's own timeout. True when the answer came."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                for _attempt in range(RESUME_ATTEMPTS):
+                    await _pause((resume.retry_ms if resume.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+                    if await self._resume_once(rid, resume):
+                        return True
+                    if resume.last_id is None or self._closed:
+                        break
+        except TimeoutError:
+            log.debug("upstream stream of request %r not resumed within %ss", rid, self.timeout)
+        return False
+
+    async def _resume_once(self, rid: RequestId, resume: _Resume) -> bool:
+        headers = self._headers("text/event-stream")
+        headers["Last-Event-ID"] = str(resume.last_id)
+        try:
+            async with self.client.stream("GET", self.url, headers=headers,
+                                          timeout=httpx.Timeout(self.timeout, connect=10.0)) as resp:
+                if resp.status_code != 200 or not resp.headers.get("content-type", "").startswith("text/event-stream"):
+                    await resp.aread()
+                    log.debug("upstream refused to resume request %r: HTTP %s", rid, resp.status_code)
+                    resume.last_id = None  # 405: no GET stream; 404: the session is gone -- nothing to resume
+                    return False
+                async for ev in sse_events(resp.aiter_bytes()):
+                    if ev.id:
+                        resume.last_id = ev.id
+                    if ev.retry is not None:
+                        resume.retry_ms = ev.retry
+                    frame = _try_json(ev.data) if ev.data else None
+                    if not isinstance(frame, dict):
+                        continue
+                    await self._pass(frame, rid)
+                    if jsonrpc.is_response(frame) and frame.get("id") == rid:
+                        return True  # leaving the block closes the resumed stream
+        except httpx.HTTPError as exc:
+            log.debug("resumed stream of request %r ended: %s", rid, exc)
+        return False
 
     async def _get_stream(self) -> None:
         last_event: str | None = None
