@@ -244,6 +244,24 @@ LEGACY_ASSUMED_VERSION = "2025-03-26"
 """§Protocol Version Header: without the header and no other way to know, assume 2025-03-26."""
 
 
+# The bridge's own endpoints besides /mcp: health (/healthz, /readyz) and the internal ones between scaled-out
+# instances (/internal/forward, /internal/session). Their meanings are HTTP's (RFC 9110 §15).
+OK_STATUS = 200
+"""RFC 9110 §15.3.1: a health check that passed; a forwarded call whose answer streams back."""
+BAD_REQUEST_STATUS = 400
+"""RFC 9110 §15.5.1: an internal request whose body is not a well-formed, fresh forward."""
+FORBIDDEN_STATUS = 403
+"""RFC 9110 §15.5.4: an internal request whose HMAC does not verify."""
+CONTENT_TOO_LARGE_STATUS = 413
+"""RFC 9110 §15.5.14: an internal request larger than any call the bridge accepts."""
+UNAVAILABLE_STATUS = 503
+"""RFC 9110 §15.6.4: the upstream (or the shared store) cannot be reached now; not ready; a strict fleet health check
+with a server down."""
+SERVER_ERROR_STATUSES_FROM = 500
+"""RFC 9110 §15.6: 5xx, the server failed; any status below it shows the upstream is up (a 2025 server answers a 2026
+request with 4xx: up, just older)."""
+
+
 # A 2026 server's HTTP answer that carries no JSON-RPC response (the modern upstream).
 UNAUTHORIZED_STATUSES = frozenset({401, 403})
 """2026-07-28 basic/authorization/index.mdx: authentication challenges, never a protocol answer."""
