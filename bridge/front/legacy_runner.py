@@ -26,6 +26,7 @@ from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Resume, Step, ToClient
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 
@@ -196,35 +197,45 @@ class LegacyFrontSession:
 
     async def _forward(self, forward: ls.Forward, ctx: CallContext, send: Send) -> Message:
         rounds = forward.rounds
-        rid = rounds.legacy_id
         meta = forward.canonical["params"].get("_meta") or {}
         emit = self._emitter(send, meta.get(META_LOG_LEVEL))
         try:
             resp = await self.upstream.call(forward.canonical, ctx, emit)
+            steps = self._after(rounds, resp)
             while True:
-                step: mrtr.Step = mrtr.on_upstream(rounds, resp, self.state.identity.client_capabilities,
-                                                   lambda: ls.ask(self.state, rid), lambda: str(uuid.uuid4()))
-                for note in step.notes:
-                    await send(note)
-                if isinstance(step, mrtr.Ask):
-                    answers = await asyncio.gather(*(self._ask(q, send) for q in step.questions))
-                    step = mrtr.on_answers(rounds, {q.key: a for q, a in zip(step.questions, answers, strict=True)})
-                if isinstance(step, mrtr.Finish):
-                    return step.response
-                if step.delay:
-                    await asyncio.sleep(step.delay)
-                resp = await self.upstream.call(step.request, ctx, emit)
+                for step in steps:
+                    if isinstance(step, ToClient):
+                        await send(step.frame)
+                    elif isinstance(step, AskClient):
+                        answers = await asyncio.gather(*(self._ask(q, send) for q in step.inputs.values()))
+                        steps = mrtr.on_answers(rounds, dict(zip(step.inputs, answers, strict=True)))
+                        break
+                    elif isinstance(step, Resume):
+                        if step.delay:
+                            await asyncio.sleep(step.delay)
+                        steps = self._after(rounds, await self.upstream.call(step.request, ctx, emit))
+                        break
+                    elif isinstance(step, Finish):
+                        return step.response
+                else:
+                    raise AssertionError("the round driver's steps end with AskClient, Resume or Finish")
         finally:
             if "progressToken" in meta:
                 ls.forget_progress(self.state, meta["progressToken"])
 
-    async def _ask(self, question: mrtr.PendingInput, send: Send) -> Message:
+    def _after(self, rounds: mrtr.RoundsState, response: Message) -> list[Step]:
+        """The round driver's steps after an upstream response (ids for the questions minted by the session)."""
+        rid = rounds.legacy_id
+        return mrtr.on_upstream(rounds, response, self.state.identity.client_capabilities,
+                                lambda: ls.ask(self.state, rid), lambda: str(uuid.uuid4()))
+
+    async def _ask(self, question: Message, send: Send) -> Message:
         """Send one bridge->client request on the request's stream and wait for the client's answer."""
-        out_id = question.request["id"]
+        out_id = question["id"]
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self.questions[out_id] = fut
         try:
-            await send(question.request)
+            await send(question)
             try:
                 answer = await asyncio.wait_for(fut, self.settings.request_timeout)
                 task = asyncio.current_task()

@@ -26,8 +26,8 @@ from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
-from mcp_eras.bridge.translate.legacy_server.call import Action, Notify, Park, Reply, Send, Wake
 from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Step, ToClient, ToServer, Wake
 from mcp_eras.bridge.upstream.deadline import Deadline
 from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
@@ -169,7 +169,7 @@ class LegacyUpstream(Upstream):
             # The request goes upstream here; what the session held for it (a server request asked before
             # any call, e.g. roots/list after initialized) is driven below with the rest of the call.
             first, *held = actions
-            assert isinstance(first, Send)
+            assert isinstance(first, ToServer)
             await session.send(first.frame)
         except BaseException:
             # Whatever failed (a lost session, a frame that cannot be serialized), the lease goes back.
@@ -402,8 +402,8 @@ class LegacyUpstream(Upstream):
     # --- driving one call ------------------------------------------------------------------------------
 
     async def _drive(self, session: LegacySession, live: LiveCall, request: Message, ctx: CallContext, emit: Emit,
-                     actions: list[Action]) -> Message:
-        """Execute the machine's actions and feed it the call's frames until it replies or parks."""
+                     actions: list[Step]) -> Message:
+        """Execute the machine's steps and feed it the call's frames until it finishes or asks the client."""
         machine = live.machine
         assert machine is not None
         wake_at: int | None = None
@@ -412,20 +412,20 @@ class LegacyUpstream(Upstream):
         try:
             while True:
                 for action in actions:
-                    kind = type(action)  # (the actions are final classes; the usual last one, Reply, is looked at first)
-                    if kind is Reply:
+                    kind = type(action)  # (the steps are final classes; the usual last one, Finish, is looked at first)
+                    if kind is Finish:
                         handed_off = True
                         session.close_call(live)
                         return action.response  # type: ignore[union-attr]
-                    if kind is Send:
+                    if kind is ToServer:
                         await session.send_quietly(action.frame)  # type: ignore[union-attr]
-                    elif kind is Notify:
+                    elif kind is ToClient:
                         await emit(action.frame)  # type: ignore[union-attr]
                     elif kind is Wake:
                         wake_at = action.at_ms  # type: ignore[union-attr]
-                    elif kind is Park:
+                    elif kind is AskClient:
                         handed_off = True
-                        return self._park(session, live, request, ctx, action.input_requests)  # type: ignore[union-attr]
+                        return self._park(session, live, request, ctx, action.inputs)  # type: ignore[union-attr]
                 if wake_at is None:
                     msg = await live.queue.get()
                 else:
@@ -449,7 +449,7 @@ class LegacyUpstream(Upstream):
     async def _give_up(self, session: LegacySession, live: LiveCall, reason: str) -> None:
         assert live.machine is not None
         for action in live.machine.cancel(reason):
-            if isinstance(action, Send):
+            if isinstance(action, ToServer):
                 await session.send_quietly(action.frame)
         session.close_call(live, abandon=True)
 

@@ -14,6 +14,7 @@ import pytest
 
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.legacy_client import mrtr
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, GiveUp, Resume, final, notes
 
 import spec
 
@@ -63,13 +64,13 @@ def test_input_round_url_mode_gets_elicitation_id() -> None:
 
 def test_input_round_refuses_undeclared_and_malformed() -> None:
     result = example("InputRequiredResult", "input-required-result-with-elicitation-and-sampling-and-request-state.json")
-    with pytest.raises(mrtr.MrtrAbort) as err:
+    with pytest.raises(GiveUp) as err:
         mrtr.input_round(result, {"elicitation": {}}, _ids(), _eids())
     assert "capital_of_france" in err.value.message
     assert err.value.to_response(4)["error"]["code"] == -32603
-    with pytest.raises(mrtr.MrtrAbort):
+    with pytest.raises(GiveUp):
         mrtr.input_round({"resultType": "input_required", "inputRequests": {"x": {"method": "ping"}}}, FULL_CAPS, _ids(), _eids())
-    with pytest.raises(mrtr.MrtrAbort):
+    with pytest.raises(GiveUp):
         mrtr.input_round({"resultType": "input_required"}, FULL_CAPS, _ids(), _eids())
     state_only = example("InputRequiredResult", "input-required-result-with-request-state-only.json")
     assert mrtr.input_round(state_only, {}, _ids(), _eids()) == []
@@ -90,7 +91,7 @@ def test_input_responses_from_legacy_answers() -> None:
     # elicitation error -> cancel; sampling error -> abort naming the input
     err = jsonrpc.error_response(elicit.request["id"], -1, "User rejected")
     assert mrtr.input_response(elicit, err) == {"action": "cancel"}
-    with pytest.raises(mrtr.MrtrAbort) as abort:
+    with pytest.raises(GiveUp) as abort:
         mrtr.input_response(sample, jsonrpc.error_response(sample.request["id"], -1, "User rejected sampling"))
     assert "capital_of_france" in abort.value.message and abort.value.data["error"]["code"] == -1
     roots = mrtr.PendingInput("r", "roots/list", jsonrpc.request("bridge-9", "roots/list"))
@@ -98,7 +99,7 @@ def test_input_responses_from_legacy_answers() -> None:
     value = mrtr.input_response(roots, answer)
     assert "_meta" not in value
     modern("ListRootsResult", value)
-    with pytest.raises(mrtr.MrtrAbort):
+    with pytest.raises(GiveUp):
         mrtr.input_response(roots, jsonrpc.error_response("bridge-9", -32601, "no roots"))
 
 
@@ -163,24 +164,25 @@ def test_driver_walks_a_spec_round_to_completion() -> None:
     canonical = _canonical(call)
     state = mrtr.start(call, canonical, max_rounds=4)
     first = example("InputRequiredResult", STATE_EXAMPLE)
-    step = mrtr.on_upstream(state, _upstream(first), FULL_CAPS, _ids(), _eids())
-    assert isinstance(step, mrtr.Ask) and step.notes == []
-    for q in step.questions:
-        legacy("JSONRPCRequest", q.request)
-        legacy("ServerRequest", q.request)
+    steps = mrtr.on_upstream(state, _upstream(first), FULL_CAPS, _ids(), _eids())
+    step = final(steps)
+    assert isinstance(step, AskClient) and notes(steps) == [] and len(steps) == 1
+    for q in step.inputs.values():
+        legacy("JSONRPCRequest", q)
+        legacy("ServerRequest", q)
     # The state is plain data at every step.
     state = mrtr.RoundsState.from_json(json.loads(json.dumps(state.to_json())))
     expected = example("InputResponses")
-    answers = {q.key: jsonrpc.result_response(q.request["id"], expected[q.key]) for q in step.questions}
-    retry = mrtr.on_answers(state, answers)
-    assert isinstance(retry, mrtr.Retry) and retry.delay == 0.0
+    answers = {key: jsonrpc.result_response(q["id"], expected[key]) for key, q in step.inputs.items()}
+    [retry] = mrtr.on_answers(state, answers)
+    assert isinstance(retry, Resume) and retry.delay == 0.0
     modern("CallToolRequest", retry.request)
     assert retry.request["id"] == call["id"]
     assert retry.request["params"]["requestState"] == first["requestState"]
     assert retry.request["params"]["inputResponses"] == expected
     assert retry.request["params"]["_meta"] == canonical["params"]["_meta"]
-    done = mrtr.on_upstream(state, _upstream(example("CallToolResult")), FULL_CAPS, _ids(), _eids())
-    assert isinstance(done, mrtr.Finish)
+    [done] = mrtr.on_upstream(state, _upstream(example("CallToolResult")), FULL_CAPS, _ids(), _eids())
+    assert isinstance(done, Finish)
     legacy("JSONRPCResultResponse", done.response)
     legacy("CallToolResult", done.response["result"])
     assert done.response["id"] == call["id"] and state.rounds == 1
@@ -192,38 +194,38 @@ def test_driver_caps_the_rounds() -> None:
     again = example("InputRequiredResult", "input-required-result-with-request-state-only.json")
     delays = []
     for _ in range(2):
-        step = mrtr.on_upstream(state, _upstream(again), FULL_CAPS, _ids(), _eids())
-        assert isinstance(step, mrtr.Retry)
+        [step] = mrtr.on_upstream(state, _upstream(again), FULL_CAPS, _ids(), _eids())
+        assert isinstance(step, Resume)
         assert step.request["params"]["requestState"] == again["requestState"]
         assert "inputResponses" not in step.request["params"]
         delays.append(step.delay)
     assert 0 < delays[0] < delays[1] <= 1.0
-    final = mrtr.on_upstream(state, _upstream(again), FULL_CAPS, _ids(), _eids())
-    assert isinstance(final, mrtr.Finish)
-    assert final.response["error"]["code"] == -32603 and final.response["error"]["data"] == {"maxRounds": 2}
-    legacy("JSONRPCErrorResponse", final.response)
+    [last] = mrtr.on_upstream(state, _upstream(again), FULL_CAPS, _ids(), _eids())
+    assert isinstance(last, Finish)
+    assert last.response["error"]["code"] == -32603 and last.response["error"]["data"] == {"maxRounds": 2}
+    legacy("JSONRPCErrorResponse", last.response)
 
 
 def test_driver_refuses_input_on_methods_that_cannot_carry_it() -> None:
     msg = jsonrpc.request(3, "tools/list")
     state = mrtr.start(msg, {**msg, "params": {"_meta": {}}}, max_rounds=4)
-    step = mrtr.on_upstream(state, _upstream(example("InputRequiredResult", STATE_EXAMPLE)), FULL_CAPS, _ids(), _eids())
-    assert isinstance(step, mrtr.Finish) and step.response["error"]["code"] == -32603
+    [step] = mrtr.on_upstream(state, _upstream(example("InputRequiredResult", STATE_EXAMPLE)), FULL_CAPS, _ids(), _eids())
+    assert isinstance(step, Finish) and step.response["error"]["code"] == -32603
 
 
 def test_driver_aborts_on_undeclared_capability_and_failed_sampling() -> None:
     call = _legacy_call()
     state = mrtr.start(call, _canonical(call), max_rounds=4)
     result = example("InputRequiredResult", STATE_EXAMPLE)
-    step = mrtr.on_upstream(state, _upstream(result), {"elicitation": {}}, _ids(), _eids())
-    assert isinstance(step, mrtr.Finish) and step.response["error"]["code"] == -32603
+    [step] = mrtr.on_upstream(state, _upstream(result), {"elicitation": {}}, _ids(), _eids())
+    assert isinstance(step, Finish) and step.response["error"]["code"] == -32603
     legacy("JSONRPCErrorResponse", step.response)
     state = mrtr.start(call, _canonical(call), max_rounds=4)
-    ask = mrtr.on_upstream(state, _upstream(result), FULL_CAPS, _ids(), _eids())
-    assert isinstance(ask, mrtr.Ask)
-    answers = {q.key: jsonrpc.error_response(q.request["id"], -1, "User rejected") for q in ask.questions}
-    end = mrtr.on_answers(state, answers)
-    assert isinstance(end, mrtr.Finish) and end.response["error"]["code"] == -32603
+    [ask] = mrtr.on_upstream(state, _upstream(result), FULL_CAPS, _ids(), _eids())
+    assert isinstance(ask, AskClient)
+    answers = {key: jsonrpc.error_response(q["id"], -1, "User rejected") for key, q in ask.inputs.items()}
+    [end] = mrtr.on_answers(state, answers)
+    assert isinstance(end, Finish) and end.response["error"]["code"] == -32603
     # A client that never answered stands in as an error too.
     assert mrtr.unanswered("bridge-1")["error"]["code"] == -32603
 
@@ -232,15 +234,15 @@ def test_driver_completes_accepted_url_elicitations() -> None:
     call = _legacy_call()
     state = mrtr.start(call, _canonical(call), max_rounds=4)
     url = {"method": "elicitation/create", "params": example("ElicitRequestURLParams")}
-    ask = mrtr.on_upstream(state, _upstream({"resultType": "input_required", "inputRequests": {"login": url}}),
-                           FULL_CAPS, _ids(), lambda: "eid-42")
-    assert isinstance(ask, mrtr.Ask)
-    legacy("ElicitRequest", ask.questions[0].request)
-    mrtr.on_answers(state, {"login": jsonrpc.result_response(ask.questions[0].request["id"], {"action": "accept"})})
-    done = mrtr.on_upstream(state, _upstream(example("CallToolResult")), FULL_CAPS, _ids(), _eids())
-    assert isinstance(done, mrtr.Finish)
-    assert done.notes == [mrtr.elicitation_complete("eid-42")]
-    legacy("ElicitationCompleteNotification", done.notes[0])
+    [ask] = mrtr.on_upstream(state, _upstream({"resultType": "input_required", "inputRequests": {"login": url}}),
+                             FULL_CAPS, _ids(), lambda: "eid-42")
+    assert isinstance(ask, AskClient)
+    legacy("ElicitRequest", ask.inputs["login"])
+    mrtr.on_answers(state, {"login": jsonrpc.result_response(ask.inputs["login"]["id"], {"action": "accept"})})
+    steps = mrtr.on_upstream(state, _upstream(example("CallToolResult")), FULL_CAPS, _ids(), _eids())
+    assert isinstance(final(steps), Finish)
+    assert notes(steps) == [mrtr.elicitation_complete("eid-42")]
+    legacy("ElicitationCompleteNotification", notes(steps)[0])
 
 
 def test_driver_maps_final_errors_for_the_2025_client() -> None:
@@ -248,6 +250,6 @@ def test_driver_maps_final_errors_for_the_2025_client() -> None:
     state = mrtr.start(msg, {**msg, "params": {**msg["params"], "_meta": {}}}, max_rounds=4)
     err = {"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": "Resource not found",
                                                 "data": {"uri": "file:///nonexistent.txt"}}}
-    done = mrtr.on_upstream(state, err, FULL_CAPS, _ids(), _eids())
-    assert isinstance(done, mrtr.Finish) and done.response["error"]["code"] == -32002
+    [done] = mrtr.on_upstream(state, err, FULL_CAPS, _ids(), _eids())
+    assert isinstance(done, Finish) and done.response["error"]["code"] == -32002
     legacy("JSONRPCErrorResponse", done.response)

@@ -21,6 +21,7 @@ from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
 from mcp_eras.bridge.translate.legacy_client import tasks as tlf
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Resume, final, notes
 
 import spec
 
@@ -360,13 +361,13 @@ def test_forwarded_requests_alias_nothing_that_is_changed() -> None:
     upstream_answer = jsonrpc.result_response(7, {"resultType": "input_required", "requestState": "s",
                                                   "inputRequests": {"k": url}})
     answer_before = copy.deepcopy(upstream_answer)
-    step = mrtr.on_upstream(forward.rounds, upstream_answer, {"elicitation": {"url": {}}}, lambda: "q1", lambda: "e1")
-    assert isinstance(step, mrtr.Ask) and step.questions[0].request["params"]["elicitationId"] == "e1"
-    retry = mrtr.on_answers(forward.rounds, {"k": jsonrpc.result_response("q1", {"action": "accept"})})
-    assert isinstance(retry, mrtr.Retry)
+    [step] = mrtr.on_upstream(forward.rounds, upstream_answer, {"elicitation": {"url": {}}}, lambda: "q1", lambda: "e1")
+    assert isinstance(step, AskClient) and step.inputs["k"]["params"]["elicitationId"] == "e1"
+    [retry] = mrtr.on_answers(forward.rounds, {"k": jsonrpc.result_response("q1", {"action": "accept"})})
+    assert isinstance(retry, Resume)
     retry.request["params"]["extra"] = True  # a retry's params are its own
     done = mrtr.on_upstream(forward.rounds, jsonrpc.result_response(7, {"content": []}), {}, lambda: "q2", lambda: "e2")
-    assert isinstance(done, mrtr.Finish)
+    assert isinstance(final(done), Finish) and notes(done) == [mrtr.elicitation_complete("e1")]
     assert upstream_answer == answer_before and "elicitationId" not in url["params"]
     assert canonical == canonical_before and msg == msg_before and state.to_json() == state_before
     # the forwarded request's own levels (params, _meta) are new objects: changing them reaches nothing else

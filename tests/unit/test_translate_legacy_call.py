@@ -7,8 +7,9 @@ import copy
 import json
 
 from mcp_eras.bridge.translate import eras, jsonrpc
-from mcp_eras.bridge.translate.legacy_server.call import LegacyCall, Notify, Park, Reply, Send, Wake
+from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
 from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, ToClient, ToServer, Wake
 
 import spec
 
@@ -29,7 +30,7 @@ def call_request(caps: dict | None = None, token: object = None, level: str | No
 
 def begin(request: dict) -> tuple[LegacyCall, list]:
     call, actions = LegacyCall.begin(request, 5, server_info=SERVER_INFO, ttl_ms=0, cache_scope="private")
-    assert len(actions) == 1 and isinstance(actions[0], Send)
+    assert len(actions) == 1 and isinstance(actions[0], ToServer)
     spec.legacy("CallToolRequest", actions[0].frame)
     return call, actions
 
@@ -42,7 +43,7 @@ def test_plain_call_one_event_in_one_reply_out() -> None:
     request = call_request()
     call, _ = begin(request)
     [reply] = call.on_upstream(text_result(5), 0)
-    assert isinstance(reply, Reply) and reply.response["id"] == request["id"]
+    assert isinstance(reply, Finish) and reply.response["id"] == request["id"]
     spec.modern("CallToolResultResponse", reply.response)
     assert reply.response["result"]["_meta"][eras.META_SERVER_INFO] == SERVER_INFO
     assert call.phase == "done" and call.on_upstream(text_result(5), 0) == []
@@ -56,7 +57,7 @@ def test_progress_is_monotonic_and_logs_need_an_opt_in() -> None:
         emitted += call.on_upstream(jsonrpc.notification("notifications/progress", {"progressToken": 5, "progress": progress}), 0)
     assert [a.frame["params"]["progress"] for a in emitted] == [1, 2, 3]
     for action in emitted:
-        assert isinstance(action, Notify) and action.frame["params"]["progressToken"] == "client-tok"
+        assert isinstance(action, ToClient) and action.frame["params"]["progressToken"] == "client-tok"
         spec.modern("ProgressNotification", action.frame)
     [log] = call.on_upstream(jsonrpc.notification("notifications/message", {"level": "warning", "data": "x"}), 0)
     spec.modern("LoggingMessageNotification", log.frame)
@@ -73,17 +74,17 @@ def test_input_round_parks_then_the_retry_finishes() -> None:
     assert call.on_upstream(ask, 1_000) == [Wake(1_000 + COALESCE_MS)]
     assert call.on_timer(1_010) == [Wake(1_000 + COALESCE_MS)]
     [park] = call.on_timer(1_000 + COALESCE_MS)
-    assert isinstance(park, Park) and call.phase == "parked"
-    spec.modern("InputRequests", park.input_requests)
+    assert isinstance(park, AskClient) and call.phase == "parked"
+    spec.modern("InputRequests", park.inputs)
     # Progress while parked is held for the retry's stream.
     assert call.on_upstream(jsonrpc.notification("notifications/progress", {"progressToken": 5, "progress": 1}), 0) == []
     retry = call_request(caps, token="t2")
     retry["id"] = "retry-1"
     retry["params"]["inputResponses"] = {"s70": {"action": "accept", "content": {"name": "octocat"}}}
     sent, held = call.resume(retry)
-    assert isinstance(sent, Send) and sent.frame["id"] == 70
+    assert isinstance(sent, ToServer) and sent.frame["id"] == 70
     spec.legacy("ElicitResult", sent.frame["result"])
-    assert isinstance(held, Notify) and held.frame["params"]["progressToken"] == "t2"
+    assert isinstance(held, ToClient) and held.frame["params"]["progressToken"] == "t2"
     [reply] = call.on_upstream(text_result(5), 0)
     assert reply.response["id"] == "retry-1" and "ttlMs" not in reply.response["result"]
     spec.modern("CallToolResultResponse", reply.response)
@@ -93,11 +94,11 @@ def test_missing_capability_fails_the_call_and_answers_the_server() -> None:
     call, _ = begin(call_request({}))
     call.on_upstream(jsonrpc.request(71, "sampling/createMessage", spec.example("CreateMessageRequest")["params"]), 0)
     actions = call.on_timer(COALESCE_MS)
-    sends = [a.frame for a in actions if isinstance(a, Send)]
+    sends = [a.frame for a in actions if isinstance(a, ToServer)]
     assert sends[0]["id"] == 71 and sends[-1]["method"] == "notifications/cancelled"
     for frame in sends:
         spec.legacy("JSONRPCMessage", frame)
-    assert isinstance(actions[-1], Reply)
+    assert isinstance(actions[-1], Finish)
     spec.modern("MissingRequiredClientCapabilityError", actions[-1].response)
 
 
@@ -105,7 +106,7 @@ def test_response_during_a_round_is_kept_for_the_retry() -> None:
     call, _ = begin(call_request({"roots": {}}))
     call.on_upstream(jsonrpc.request(72, "roots/list"), 0)
     [park] = call.on_upstream(text_result(5, "early"), 1)  # the response closes the round at once
-    assert isinstance(park, Park)
+    assert isinstance(park, AskClient)
     retry = call_request({"roots": {}})
     retry["params"]["inputResponses"] = {"s72": spec.example("ListRootsResult")}
     sent, reply = call.resume(retry)
@@ -120,7 +121,7 @@ def test_malformed_input_responses_cancel_and_answer_32602() -> None:
     retry["params"]["inputResponses"] = ["not", "a", "map"]
     actions = call.resume(retry)
     assert actions[-1].response["error"]["code"] == -32602
-    assert [a.frame.get("method") for a in actions if isinstance(a, Send)] == [None, "notifications/cancelled"]
+    assert [a.frame.get("method") for a in actions if isinstance(a, ToServer)] == [None, "notifications/cancelled"]
 
 
 def test_cancel_declines_pending_and_tells_the_server() -> None:

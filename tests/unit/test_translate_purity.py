@@ -48,3 +48,20 @@ def test_no_io_or_clock_imports(path: Path) -> None:
 def test_no_shell_imports(path: Path) -> None:
     """The pure core never reaches back into the shells that drive it."""
     assert not bridge_imports(path) & set(SHELLS), f"{path.name} imports {sorted(bridge_imports(path) & set(SHELLS))}"
+
+
+MRTR_MACHINES = (TRANSLATE / "legacy_server" / "call.py", TRANSLATE / "legacy_client" / "mrtr.py")
+
+
+@pytest.mark.parametrize("path", MRTR_MACHINES, ids=lambda p: str(p.relative_to(TRANSLATE)))
+def test_both_mrtr_machines_speak_the_shared_step_vocabulary(path: Path) -> None:
+    """Direction A and direction B return the steps of ``translate/mrtr_steps.py`` and define none of their own."""
+    tree = ast.parse(path.read_text(), str(path))
+    vocabulary = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                  and node.module == "mcp_eras.bridge.translate.mrtr_steps" for a in node.names}
+    assert {"AskClient", "Finish", "Step"} <= vocabulary, f"{path.name} imports {sorted(vocabulary)} of mrtr_steps"
+    own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    steps = ast.parse((TRANSLATE / "mrtr_steps.py").read_text())
+    shared = {node.name for node in ast.walk(steps) if isinstance(node, ast.ClassDef)}
+    assert len(shared) >= 6 and not own & shared
+    assert not own & {"Ask", "Retry", "Send", "Notify", "Park", "Reply", "MrtrAbort"}, f"{path.name} defines {sorted(own)}"

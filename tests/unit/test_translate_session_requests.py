@@ -11,9 +11,9 @@ import json
 
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
-from mcp_eras.bridge.translate.legacy_server.call import Park, Reply, Send, Wake
 from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS
 from mcp_eras.bridge.translate.legacy_server.pool import Grant, Limits, Pool, route_inbound
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, ToServer, Wake
 
 import spec
 
@@ -51,20 +51,20 @@ def test_roots_list_before_any_call_asks_the_caller_of_the_next_call_then_answer
     assert route_inbound(roots_list(), None, {1: None}, lease=pool.sessions[sid].lease) == ("hold", None)
     assert pool.hold(sid, roots_list(), now_ms=10, wait_ms=60_000, limits=LIMITS) is None
     call, actions = pool.begin_call(sid, first, 7, exclusive=True, server_info=None, ttl_ms=0, cache_scope="private", now_ms=20)
-    assert isinstance(actions[0], Send) and actions[0].frame["method"] == "tools/call"
+    assert isinstance(actions[0], ToServer) and actions[0].frame["method"] == "tools/call"
     assert actions[1:] == [Wake(20 + COALESCE_MS)]
     assert not pool.sessions[sid].held
     park = call.on_timer(20 + COALESCE_MS)
-    assert park == [Park({"s0": {"method": "roots/list"}})]
-    spec.modern("InputRequests", park[0].input_requests)
+    assert park == [AskClient({"s0": {"method": "roots/list"}})]
+    spec.modern("InputRequests", park[0].inputs)
     retry = request(ROOTS_CAPS, rid=2)
     retry["params"]["inputResponses"] = {"s0": ROOTS}
     spec.modern("InputResponses", retry["params"]["inputResponses"])
     sent = pool.resume_call(sid, call, retry, 200)
-    assert sent == [Send(jsonrpc.result_response(0, ROOTS))]
+    assert sent == [ToServer(jsonrpc.result_response(0, ROOTS))]
     spec.legacy("ListRootsResult", sent[0].frame["result"])
     done = call.on_upstream(jsonrpc.result_response(7, {"content": []}), 300)
-    assert isinstance(done[0], Reply) and done[0].response["id"] == 2
+    assert isinstance(done[0], Finish) and done[0].response["id"] == 2
 
 
 def test_a_call_that_cannot_carry_input_leaves_it_for_the_next_one_that_can() -> None:

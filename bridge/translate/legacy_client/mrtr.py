@@ -8,8 +8,10 @@ client/roots.mdx), collects the client's answers, and retries the original reque
 §Request State), until the upstream answers ``complete``, up to a round cap.
 
 ``RoundsState`` is plain data (``to_json``/``from_json``); ``on_upstream`` and ``on_answers`` return the
-step the shell executes: ``Ask`` the client, ``Retry`` upstream (after ``delay`` seconds), or ``Finish``.
-Ids and elicitation ids come in as arguments (callables), never from a clock or RNG in here.
+steps the shell executes, in the vocabulary both MRTR directions share (``mcp_eras.bridge.translate.mrtr_steps``):
+notifications for the client (``ToClient``), then ``AskClient`` (the round's 2025 requests by input key),
+``Resume`` (call the upstream again, after a delay) or ``Finish``. Ids and elicitation ids come in as arguments
+(callables), never from a clock or RNG in here.
 
 Rules, each with its section:
 
@@ -39,6 +41,7 @@ from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import frames as lf
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, GiveUp, Resume, Step, to_client
 
 REQUEST_STATE_ONLY_DELAY = 0.05
 """Seconds per round before retrying a round that carries only requestState (load shedding), capped at 1 s."""
@@ -54,18 +57,6 @@ class PendingInput:
     elicitation_id: str | None = None
 
 
-class MrtrAbort(Exception):
-    """The round cannot complete; the legacy request gets this -32603 error."""
-
-    def __init__(self, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.data = data
-
-    def to_response(self, legacy_id: RequestId) -> Message:
-        return jsonrpc.error_response(legacy_id, errors.INTERNAL_ERROR, self.message, self.data)
-
-
 def input_round(
     result: dict[str, Any],
     client_caps: dict[str, Any],
@@ -74,22 +65,22 @@ def input_round(
 ) -> list[PendingInput]:
     """An ``InputRequiredResult``'s ``inputRequests`` as legacy server->client requests.
 
-    Raises MrtrAbort when the result is malformed or asks for something the client did not declare
+    Raises GiveUp when the result is malformed or asks for something the client did not declare
     (2026 servers MUST NOT do that; relaying it would break the 2025 client's expectations).
     """
     requests = result.get("inputRequests")
     if requests is None:
         requests = {}
     if not isinstance(requests, dict):
-        raise MrtrAbort("Upstream input_required result has malformed inputRequests")
+        raise GiveUp("Upstream input_required result has malformed inputRequests")
     if not requests and not isinstance(result.get("requestState"), str):
-        raise MrtrAbort("Upstream input_required result carries neither inputRequests nor requestState")
+        raise GiveUp("Upstream input_required result carries neither inputRequests nor requestState")
     out: list[PendingInput] = []
     for key, req in requests.items():
         if not isinstance(req, dict) or req.get("method") not in INPUT_REQUEST_METHODS:
-            raise MrtrAbort(f"Upstream input request {key!r} is not an elicitation, sampling or roots request")
+            raise GiveUp(f"Upstream input request {key!r} is not an elicitation, sampling or roots request")
         if not lf.client_declares(client_caps, req):
-            raise MrtrAbort(
+            raise GiveUp(
                 f"Upstream asked for input {key!r} ({req['method']}) that the client did not declare a capability for",
                 {"inputRequest": req},
             )
@@ -107,16 +98,16 @@ def input_round(
 def input_response(pending: PendingInput, response: Message) -> Any:
     """A legacy client's answer to one input request as the 2026 ``InputResponse`` value.
 
-    Elicitation errors become ``{"action": "cancel"}``; sampling and roots errors raise MrtrAbort.
+    Elicitation errors become ``{"action": "cancel"}``; sampling and roots errors raise GiveUp.
     """
     if "error" in response:
         if pending.method == "elicitation/create":
             return {"action": "cancel"}
         err = response["error"]
-        raise MrtrAbort(f"The client failed input request {pending.key!r} ({pending.method})", {"inputKey": pending.key, "error": err})
+        raise GiveUp(f"The client failed input request {pending.key!r} ({pending.method})", {"inputKey": pending.key, "error": err})
     result = response.get("result")
     if not isinstance(result, dict):
-        raise MrtrAbort(f"The client answered input request {pending.key!r} with a malformed result")
+        raise GiveUp(f"The client answered input request {pending.key!r} with a malformed result")
     value = {k: v for k, v in result.items() if k != "resultType"}
     if pending.method in ("elicitation/create", "roots/list"):
         value.pop("_meta", None)
@@ -201,35 +192,6 @@ class RoundsState:
         return cls(**{**data, "pending": [PendingInput(**p) for p in data.get("pending") or []]})
 
 
-@dataclass(frozen=True)
-class Ask:
-    """Send each ``questions[i].request`` to the client, then call ``on_answers`` with the answers by key."""
-
-    questions: list[PendingInput]
-    notes: list[Message]
-    """Notifications for the client, sent first (``notifications/elicitation/complete``)."""
-
-
-@dataclass(frozen=True)
-class Retry:
-    """Call the upstream with ``request`` after ``delay`` seconds, then ``on_upstream`` with its response."""
-
-    request: Message
-    delay: float
-    notes: list[Message]
-
-
-@dataclass(frozen=True)
-class Finish:
-    """Answer the 2025 client with ``response`` (after ``notes``)."""
-
-    response: Message
-    notes: list[Message]
-
-
-Step = Ask | Retry | Finish
-
-
 def start(msg: Message, canonical: Message, max_rounds: int) -> RoundsState:
     """The rounds of one request. ``msg`` and ``canonical`` are kept, not copied: nothing changes them in place
     (this module builds every retry anew from ``canonical``; ``legacy_params`` is only read, to word errors)."""
@@ -248,41 +210,43 @@ def _completions(state: RoundsState, response: Message) -> list[Message]:
 
 
 def on_upstream(state: RoundsState, response: Message, client_caps: dict[str, Any],
-                mint_id: Callable[[], RequestId], mint_elicitation_id: Callable[[], str]) -> Step:
-    """The next step after the upstream answered round ``state.rounds``."""
-    notes = _completions(state, response)
+                mint_id: Callable[[], RequestId], mint_elicitation_id: Callable[[], str]) -> list[Step]:
+    """The steps after the upstream answered round ``state.rounds``: notifications for the client, then the step
+    that asks the client (``AskClient``), calls the upstream again (``Resume``) or ends the request (``Finish``)."""
+    steps = to_client(_completions(state, response))
     rid = state.legacy_id
     state.pending = []
     if lf.result_type(response) != "input_required":
-        return Finish(lf.to_legacy_response(state.method, response, rid, state.legacy_params), notes)
-    if not is_mrtr_method(state.method):
-        return Finish(jsonrpc.error_response(rid, errors.INTERNAL_ERROR,
-                                             f"Upstream returned input_required for {state.method}, which cannot carry it"), notes)
-    state.rounds += 1
-    if state.rounds > state.max_rounds:
-        return Finish(jsonrpc.error_response(
-            rid, errors.INTERNAL_ERROR, f"Upstream still requires input after {state.max_rounds} rounds; giving up",
-            {"maxRounds": state.max_rounds}), notes)
-    result = response["result"]
+        steps.append(Finish(lf.to_legacy_response(state.method, response, rid, state.legacy_params)))
+        return steps
     try:
+        if not is_mrtr_method(state.method):
+            raise GiveUp(f"Upstream returned input_required for {state.method}, which cannot carry it")
+        state.rounds += 1
+        if state.rounds > state.max_rounds:
+            raise GiveUp(f"Upstream still requires input after {state.max_rounds} rounds; giving up", {"maxRounds": state.max_rounds})
+        result = response["result"]
         state.pending = input_round(result, client_caps, mint_id, mint_elicitation_id)
-    except MrtrAbort as abort:
-        return Finish(abort.to_response(rid), notes)
+    except GiveUp as give_up:
+        steps.append(give_up.finish(rid))
+        return steps
     state.request_state = result.get("requestState")
     if not state.pending:
         delay = min(REQUEST_STATE_ONLY_DELAY * state.rounds, 1.0)
-        return Retry(retry_request(state.canonical, rid, {}, state.request_state), delay, notes)
-    return Ask(list(state.pending), notes)
+        steps.append(Resume(retry_request(state.canonical, rid, {}, state.request_state), delay))
+    else:
+        steps.append(AskClient({p.key: p.request for p in state.pending}))
+    return steps
 
 
-def on_answers(state: RoundsState, answers: dict[str, Message]) -> Retry | Finish:
-    """The client answered (or failed) every question of the round: the retry, or the abort."""
+def on_answers(state: RoundsState, answers: dict[str, Message]) -> list[Step]:
+    """The client answered (or failed) every question of the round, by input key: the retry, or the end."""
     try:
         responses = {p.key: input_response(p, answers[p.key]) for p in state.pending}
-    except MrtrAbort as abort:
-        return Finish(abort.to_response(state.legacy_id), [])
+    except GiveUp as give_up:
+        return [give_up.finish(state.legacy_id)]
     state.accepted_urls.update(accepted_url_elicitations(state.pending, responses))
-    return Retry(retry_request(state.canonical, state.legacy_id, responses, state.request_state), 0.0, [])
+    return [Resume(retry_request(state.canonical, state.legacy_id, responses, state.request_state))]
 
 
 def unanswered(out_id: RequestId) -> Message:

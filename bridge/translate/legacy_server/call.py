@@ -1,9 +1,11 @@
 """Direction A, pure: one canonical 2026 request served by a 2025-era server, as a sans-I/O machine.
 
 Events in (the upstream's frames for this call, the round deadline, the client's retry, a cancel),
-actions out (frames for the upstream, notifications and the final response for the client, a deadline
-to run, a round to park). The shell (``mcp_eras.bridge.upstream.legacy``) executes the actions; it never looks
-inside a frame. ``LegacyCall`` is plain data: ``to_json``/``from_json`` round-trip it.
+steps out in the MRTR vocabulary both directions share (``mcp_eras.bridge.translate.mrtr_steps``): frames for
+the server (``ToServer``), notifications for the client (``ToClient``), a deadline to run (``Wake``), a round
+to ask the client (``AskClient``: the call parks until the retry), the final response (``Finish``). The shell
+(``mcp_eras.bridge.upstream.legacy``) executes the steps; it never looks inside a frame.
+``LegacyCall`` is plain data: ``to_json``/``from_json`` round-trip it.
 """
 
 from __future__ import annotations
@@ -16,50 +18,10 @@ from mcp_eras.bridge.translate.eras import MRTR_METHODS, request_meta
 from mcp_eras.bridge.translate.jsonrpc import INVALID_PARAMS, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server.mrtr import Rounds, refusal_frame
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Step, ToClient, ToServer, Wake
 
 MAX_HELD_NOTES = 256
 """Request-scoped notifications kept while a call is parked (delivered on the retry's stream)."""
-
-
-# The actions are values nobody changes, made on every call: slotted, not frozen. A frozen dataclass's ``__init__`` sets
-# each field through ``object.__setattr__``; with these five, the pool's ``Grant`` and the 2025 front's ``Answer`` and
-# ``Forward`` frozen, a relayed call ran 0.7-3% more instructions (``bench/instructions.py``, by leg).
-@dataclass(slots=True)
-class Send:
-    """A frame for the legacy server."""
-
-    frame: Message
-
-
-@dataclass(slots=True)
-class Notify:
-    """A request-scoped notification for the 2026 client (on the current request's stream)."""
-
-    frame: Message
-
-
-@dataclass(slots=True)
-class Wake:
-    """Call ``on_timer`` at ``at_ms`` (the round's coalescing deadline)."""
-
-    at_ms: int
-
-
-@dataclass(slots=True)
-class Park:
-    """Answer the client ``input_required`` with these ``inputRequests``; keep the call for the retry."""
-
-    input_requests: dict[str, Any]
-
-
-@dataclass(slots=True)
-class Reply:
-    """The final canonical response for the client. The call is over."""
-
-    response: Message
-
-
-Action = Send | Notify | Wake | Park | Reply
 
 
 @dataclass
@@ -88,7 +50,7 @@ class LegacyCall:
 
     @classmethod
     def begin(cls, request: Message, upstream_id: int, *, server_info: dict[str, Any] | None = None, ttl_ms: int = 0,
-              cache_scope: str = "private", meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Action]]:
+              cache_scope: str = "private", meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Step]]:
         """``meta``: the request's ``_meta`` when already looked up."""
         client_id, params, caps, client_token, log_level = _riding(request, meta)  # (``_bind``, made with the call)
         call = cls(upstream_id, request["method"], client_id, caps, params, client_token, log_level,
@@ -96,7 +58,7 @@ class LegacyCall:
         # 2025-11-25 basic/utilities/progress.mdx §Progress Flow: the token is the bridge's own (its
         # upstream id); the client's token is restored on the way back.
         token = upstream_id if call.client_token is not None else None
-        return call, [Send(tx.to_legacy_request(request, upstream_id, token))]
+        return call, [ToServer(tx.to_legacy_request(request, upstream_id, token))]
 
     def _bind(self, request: Message) -> None:
         """The client request currently riding this upstream call (changes on each MRTR retry)."""
@@ -105,7 +67,7 @@ class LegacyCall:
 
     # --- events ------------------------------------------------------------------------------------
 
-    def on_upstream(self, msg: Message, now_ms: int) -> list[Action]:
+    def on_upstream(self, msg: Message, now_ms: int) -> list[Step]:
         """A frame the session attributed to this call: its response, a server request, a notification."""
         if self.phase == "done":
             return []
@@ -118,9 +80,9 @@ class LegacyCall:
             if self.method not in MRTR_METHODS:
                 # 2026-07-28 basic/patterns/mrtr.mdx §Supported Requests: only tools/call, prompts/get and
                 # resources/read may answer input_required; anything else is declined upstream.
-                return [Send(refusal_frame(msg["id"], msg["method"]))]
+                return [ToServer(refusal_frame(msg["id"], msg["method"]))]
             at = self.rounds.on_input(msg, now_ms)
-            return [Wake(at)] if at is not None else [Send(refusal_frame(msg["id"], msg["method"]))]
+            return [Wake(at)] if at is not None else [ToServer(refusal_frame(msg["id"], msg["method"]))]
         if msg.get("method") == "notifications/cancelled":
             params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
             self.rounds.withdraw(params.get("requestId"))
@@ -131,28 +93,28 @@ class LegacyCall:
             return []
         return self._note(msg)
 
-    def on_timer(self, now_ms: int) -> list[Action]:
+    def on_timer(self, now_ms: int) -> list[Step]:
         if self.phase != "running" or not self.rounds.coalescing():
             return []
         return self._close_round(now_ms)
 
-    def resume(self, request: Message) -> list[Action]:
+    def resume(self, request: Message) -> list[Step]:
         """The client's retry with ``inputResponses`` (its requestState already verified by the shell)."""
         if self.phase != "parked":
-            return [Reply(_invalid_state(request.get("id")))]
+            return [Finish(_invalid_state(request.get("id")))]
         responses = (request.get("params") or {}).get("inputResponses")
         if responses is not None and not isinstance(responses, dict):
             # 2026-07-28 basic/patterns/mrtr.mdx §Error Handling: a malformed InputResponses is a protocol error.
             actions = self.cancel("malformed inputResponses")
-            return actions + [Reply(jsonrpc.error_response(request.get("id"), INVALID_PARAMS,
+            return actions + [Finish(jsonrpc.error_response(request.get("id"), INVALID_PARAMS,
                                                            "Invalid params: inputResponses must be an object"))]
         self._bind(request)
         self.phase = "running"
         frames, again = self.rounds.answer(responses)
-        actions: list[Action] = [Send(f) for f in frames]
+        actions: list[Step] = [ToServer(f) for f in frames]
         if again is not None:
             self.phase = "parked"
-            return actions + [Park(again)]
+            return actions + [AskClient(again)]
         held, self.held = self.held, []
         for note in held:
             actions += self._note(note)
@@ -161,7 +123,7 @@ class LegacyCall:
             actions += self._finish(early)
         return actions
 
-    def cancel(self, reason: str) -> list[Action]:
+    def cancel(self, reason: str) -> list[Step]:
         """The bridge gives up on the call (client cancel, timeout, parked call expired)."""
         if self.phase == "done":
             return []
@@ -169,23 +131,23 @@ class LegacyCall:
         # 2025-11-25 basic/utilities/cancellation.mdx §Cancellation Flow: tell the server explicitly.
         frames = self.rounds.refuse_all()
         frames.append(jsonrpc.notification("notifications/cancelled", {"requestId": self.upstream_id, "reason": reason}))
-        return [Send(f) for f in frames]
+        return [ToServer(f) for f in frames]
 
     # --- internals ---------------------------------------------------------------------------------
 
-    def _close_round(self, now_ms: int | None) -> list[Action]:
+    def _close_round(self, now_ms: int | None) -> list[Step]:
         decision = self.rounds.close(self.caps, self.client_id, now_ms)
         if decision.wake_at is not None:
             return [Wake(decision.wake_at)]
         if decision.error is not None:
-            actions: list[Action] = [Send(f) for f in decision.refusals]
+            actions: list[Step] = [ToServer(f) for f in decision.refusals]
             actions += self.cancel("client lacks a required capability")
-            return actions + [Reply(decision.error)]
+            return actions + [Finish(decision.error)]
         assert decision.input_requests is not None
         self.phase = "parked"
-        return [Park(decision.input_requests)]
+        return [AskClient(decision.input_requests)]
 
-    def _note(self, msg: Message) -> list[Action]:
+    def _note(self, msg: Message) -> list[Step]:
         method = msg.get("method")
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/progress":
@@ -195,20 +157,20 @@ class LegacyCall:
             if self.client_token is None or nxt is None:
                 return []
             self.last_progress = nxt
-            return [Notify(tx.progress_to_client(msg, self.client_token))]
+            return [ToClient(tx.progress_to_client(msg, self.client_token))]
         if method == "notifications/message" and tx.log_passes(params.get("level"), self.log_level):
             # 2026-07-28 server/utilities/logging.mdx: logs only to a request that opted in (logLevel).
-            return [Notify(tx.strip_notification_meta(msg))]
+            return [ToClient(tx.strip_notification_meta(msg))]
         return []
 
-    def _finish(self, msg: Message) -> list[Action]:
+    def _finish(self, msg: Message) -> list[Step]:
         self.phase = "done"
         if "error" in msg:
             error = errors.to_modern_error(msg["error"], self.method, self.params)
-            return [Reply({"jsonrpc": "2.0", "id": self.client_id, "error": error})]
+            return [Finish({"jsonrpc": "2.0", "id": self.client_id, "error": error})]
         result = tx.to_modern_result(self.method, msg.get("result"), server_info=self.server_info, ttl_ms=self.ttl_ms,
                                      cache_scope=self.cache_scope, cacheable=self.rounds.round == 0)
-        return [Reply(jsonrpc.result_response(self.client_id, result))]
+        return [Finish(jsonrpc.result_response(self.client_id, result))]
 
     # --- plain data --------------------------------------------------------------------------------
 

@@ -23,9 +23,10 @@ from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate.eras import INPUT_REQUEST_METHODS, MRTR_METHODS, request_meta
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.legacy_server import frames as tx
-from mcp_eras.bridge.translate.legacy_server.call import Action, LegacyCall
+from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
 from mcp_eras.bridge.translate.legacy_server.listen import LIST_CHANGED
 from mcp_eras.bridge.translate.legacy_server.mrtr import has_capability, required_capability, unasked_frame, undeclared_frame
+from mcp_eras.bridge.translate.mrtr_steps import Step
 
 # ---------------------------------------------------------------------------------------------
 # Limits and the named errors at each of them
@@ -224,7 +225,7 @@ class Pool:
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
                    server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str,
-                   now_ms: int = 0, meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Action]]:
+                   now_ms: int = 0, meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Step]]:
         """Start ``request`` on session ``sid`` as upstream request ``upstream_id``. An input-capable
         call also takes the session-level requests held for it (``hold``): they ask its caller. ``meta``: the
         request's ``_meta`` when already looked up."""
@@ -238,7 +239,7 @@ class Pool:
             actions += self._hand_held(s, call, now_ms)
         return call, actions
 
-    def resume_call(self, sid: str, call: LegacyCall, request: Message, now_ms: int) -> list[Action]:
+    def resume_call(self, sid: str, call: LegacyCall, request: Message, now_ms: int) -> list[Step]:
         """A parked call runs again (its lease is back): the client's answers go upstream, and when the
         call is running again it takes the session-level requests held meanwhile."""
         actions = call.resume(request)
@@ -283,9 +284,9 @@ class Pool:
             s.held = [h for h in s.held if h[0].get("id") != server_id]
 
     @staticmethod
-    def _hand_held(s: SessionRec, call: LegacyCall, now_ms: int) -> list[Action]:
+    def _hand_held(s: SessionRec, call: LegacyCall, now_ms: int) -> list[Step]:
         held, s.held = s.held, []
-        actions: list[Action] = []
+        actions: list[Step] = []
         for frame, _deadline in held:
             actions += call.on_upstream(frame, now_ms)
         return actions
