@@ -87,16 +87,34 @@ def discover_signal(status: int | None, body: Any) -> Signal:
 
 
 def initialize_signal(response: Any) -> Signal:
-    """The signal of the answer to the ``initialize`` sent after a legacy verdict."""
+    """The signal of the answer to the ``initialize`` sent after a legacy verdict: a refusal is modern when it
+    carries a 2026 error code (-32020..-32022), or when any error's ``data.supported`` names a 2026 version, and in
+    either case names no 2025 version the handshake could use instead."""
     if isinstance(response, dict) and isinstance(response.get("result"), dict):
         return "initialize-result"
     err = response.get("error") if isinstance(response, dict) else None
-    if isinstance(err, dict) and err.get("code") in errors.MODERN_DEFINED_CODES:
+    if isinstance(err, dict):
         data = err.get("data")
         supported = data.get("supported") if isinstance(data, dict) else None
-        if not isinstance(supported, list) or not any(v in eras.LEGACY_VERSIONS for v in supported):
+        listed = supported if isinstance(supported, list) else []
+        if not any(v in eras.LEGACY_VERSIONS for v in listed) and (
+                err.get("code") in errors.MODERN_DEFINED_CODES or any(v in eras.MODERN_VERSIONS for v in listed)):
             return "initialize-refused-modern"
     return "other-error"
+
+
+def verdict_after_silence(initialize_answer: Any | None) -> eras.Era:
+    """The era of a server that left ``server/discover`` unanswered within the probe timeout, given its answer to
+    the confirming ``initialize`` (None: no answer to that either). Silence alone is a provisional legacy verdict
+    (2026-07-28 basic/transports/stdio.mdx §Backward Compatibility); a loaded 2026 server is merely slow, and its
+    refusal of ``initialize`` overturns it (basic/versioning.mdx §Backward Compatibility with Initialization-Based
+    Versions)."""
+    state = ProbeState()
+    observe(state, "no-answer")
+    if initialize_answer is not None:
+        observe(state, initialize_signal(initialize_answer))
+    assert state.era is not None
+    return state.era
 
 
 def classify_discover_answer(status: int | None, body: Any) -> eras.Era | None:
