@@ -86,18 +86,10 @@ async def probe_http(url: str, settings: Settings, headers: dict[str, str] | Non
         try:
             resp = await client.post(url, content=jsonrpc.dumps(req), headers=h)
         except httpx.TimeoutException:
-            return ProbeResult(eras.LEGACY, "streamable-http", detail="no answer to server/discover")
+            return await _confirm_http(url, settings, headers)
         except httpx.HTTPError as exc:
             raise UpstreamError(f"cannot reach {url}: {exc}") from None
-        body: Any = None
-        if resp.headers.get("content-type", "").startswith("text/event-stream"):
-            for line in resp.text.splitlines():
-                if line.startswith("data:"):
-                    with contextlib.suppress(Exception):
-                        body = jsonrpc.loads(line[5:].strip())
-        else:
-            with contextlib.suppress(Exception):
-                body = resp.json()
+        body = _answer(resp)
         era = classify_discover_answer(resp.status_code, body)
         if era is None:
             raise UpstreamError(f"{url} answered HTTP {resp.status_code}: authentication required")
@@ -110,6 +102,38 @@ async def probe_http(url: str, settings: Settings, headers: dict[str, str] | Non
                     if sse.status_code == 200 and sse.headers.get("content-type", "").startswith("text/event-stream"):
                         return ProbeResult(eras.LEGACY, "sse", detail="HTTP+SSE endpoint")
         return ProbeResult(eras.LEGACY, "streamable-http", detail=f"HTTP {resp.status_code}")
+
+
+def _answer(resp: httpx.Response) -> Any:
+    """The JSON-RPC frame of a POST's answer (a JSON body, or the last ``data:`` line of an SSE body), else None."""
+    body: Any = None
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in resp.text.splitlines():
+            if line.startswith("data:"):
+                with contextlib.suppress(Exception):
+                    body = jsonrpc.loads(line[5:].strip())
+    else:
+        with contextlib.suppress(Exception):
+            body = resp.json()
+    return body
+
+
+async def _confirm_http(url: str, settings: Settings, headers: dict[str, str] | None) -> ProbeResult:
+    """``server/discover`` went unanswered in time: ask ``initialize`` before judging the server legacy (a loaded
+    2026 server refuses it naming its versions: ``era_probe.verdict_after_silence``). A legacy session opened only
+    to ask is ended again (2025-11-25 basic/transports.mdx §Session Management: DELETE)."""
+    req = jsonrpc.request(CONFIRM_ID, "initialize", era_probe.confirm_params(None, settings.bridge_info()))
+    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **(headers or {})}
+    answer: Any = None
+    async with httpx.AsyncClient(timeout=settings.connect_timeout) as client:
+        with contextlib.suppress(httpx.HTTPError):
+            resp = await client.post(url, content=jsonrpc.dumps(req), headers=h)
+            answer = _answer(resp)
+            if sid := resp.headers.get("mcp-session-id"):
+                await client.delete(url, headers={**h, "Mcp-Session-Id": sid})
+    era = era_probe.verdict_after_silence(answer)
+    refused = "; initialize refused naming the 2026 protocol" if era == eras.MODERN else ""
+    return ProbeResult(era, "streamable-http", detail=f"no answer to server/discover{refused}")
 
 
 PROBE_ID = "mcp-bridge-probe"
@@ -331,12 +355,15 @@ class AutoUpstream(Upstream):
 
     A stdio target is spawned once: ``start()`` asks the child ``server/discover``; a modern answer makes it the
     modern upstream's child at once, a provisional legacy one is confirmed with ``initialize`` on the first request,
-    for that caller's identity, and the child becomes the first 2025 session (``StdioProbe``)."""
+    for that caller's identity, and the child becomes the first 2025 session (``StdioProbe``). The upstream of that
+    era is its ``inner`` from then on."""
+
+    wraps = True
 
     def __init__(self, target: Target, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        self.delegate: Upstream | None = None
+        self.inner: Upstream | None = None
         self.probed_at = 0.0
         self.probe_result: ProbeResult | None = None
         self._pending: StdioProbe | None = None
@@ -358,11 +385,11 @@ class AutoUpstream(Upstream):
         return stdio
 
     async def _resolve(self, first_request: Message | None = None, ctx: CallContext | None = None) -> Upstream:
-        if self.delegate is not None:
-            return self.delegate
+        if self.inner is not None:
+            return self.inner
         async with self._lock:
-            if self.delegate is not None:
-                return self.delegate
+            if self.inner is not None:
+                return self.inner
             stdio = await self._ask()
             if stdio is None:
                 result = await probe(self.target, self.settings)
@@ -377,16 +404,16 @@ class AutoUpstream(Upstream):
             assert result.era is not None
             self.era = result.era
             if result.era == eras.MODERN:
-                self.delegate = modern_upstream(self.target, self.settings, result.child)
+                self.inner = modern_upstream(self.target, self.settings, result.child)
             else:
-                self.delegate = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
+                self.inner = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
                                                 adopt=result)
             if result.child is None:
-                await self.delegate.start()  # fail fast (an adopted child is running and answered already)
-            return self.delegate
+                await self.inner.start()  # fail fast (an adopted child is running and answered already)
+            return self.inner
 
     async def start(self) -> None:
-        if self.delegate is not None:
+        if self.inner is not None:
             return
         if self.target.command:
             async with self._lock:
@@ -401,21 +428,21 @@ class AutoUpstream(Upstream):
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         try:
-            delegate = await self._resolve(request, ctx)
+            inner = await self._resolve(request, ctx)
         except UpstreamError as exc:
             return jsonrpc.error_response(request.get("id"), jsonrpc.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
-        return await delegate.call(request, ctx, emit)
+        return await inner.call(request, ctx, emit)
 
     async def aclose(self) -> None:
         if self._pending is not None:
             await self._pending.aclose()
-        if self.delegate is not None:
-            await self.delegate.aclose()
+        if self.inner is not None:
+            await self.inner.aclose()
 
     def status(self) -> dict[str, Any]:
-        if self.delegate is None:
+        if self.inner is None:
             return {"era": None, "state": "not probed"}
-        return {**self.delegate.status(), "probed": self.probe_result.transport if self.probe_result else None}
+        return {**self.inner.status(), "probed": self.probe_result.transport if self.probe_result else None}
 
 
 def make_upstream(target: Target, settings: Settings) -> Upstream:
