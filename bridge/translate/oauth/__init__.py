@@ -1,0 +1,45 @@
+"""The MCP authorization client as a pure machine (sans-I/O): see ``machine`` for the order of work."""
+
+from .machine import SignIn
+from .model import (
+    ERRORS,
+    Action,
+    AwaitRedirect,
+    Done,
+    Event,
+    Fail,
+    HttpRequest,
+    HttpResponse,
+    OAuthError,
+    OpenBrowser,
+    Redirected,
+    RefreshNow,
+    SignInState,
+    Store,
+    Succeeded,
+    Unauthorized,
+    refresh_at,
+    refresh_due,
+)
+
+__all__ = [
+    "ERRORS",
+    "Action",
+    "AwaitRedirect",
+    "Done",
+    "Event",
+    "Fail",
+    "HttpRequest",
+    "HttpResponse",
+    "OAuthError",
+    "OpenBrowser",
+    "Redirected",
+    "RefreshNow",
+    "SignIn",
+    "SignInState",
+    "Store",
+    "Succeeded",
+    "Unauthorized",
+    "refresh_at",
+    "refresh_due",
+]
