@@ -1,64 +1,37 @@
-"""Server-Sent Events: framing for the HTTP fronts, parsing for the HTTP upstreams (both eras)."""
+"""Server-Sent Events over httpx: the upstreams' response bodies read as events (both eras).
+
+The framing and the parser are pure (``mcp_eras.bridge.translate.sse``); this shell feeds them the bytes of a
+response and names the transport's error for an oversized event. The pure names the fronts and the scale-out
+runtime write with are re-exported here.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from mcp_eras.bridge.translate import jsonrpc
-from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate import sse as pure
+from mcp_eras.bridge.translate.sse import KEEPALIVE, MAX_EVENT, SSE_HEADERS, LineSplitter, SseEvent, SseParser, sse_event, sse_priming
 
-SSE_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
-KEEPALIVE = b": keep-alive\n\n"
-
-
-def sse_event(msg: Message, event_id: str | None = None) -> bytes:
-    """One SSE ``message`` event carrying a JSON-RPC frame (orjson never emits raw newlines)."""
-    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
-    return head + b"event: message\ndata: " + jsonrpc.dumps(msg) + b"\n\n"
+__all__ = ["KEEPALIVE", "MAX_EVENT", "SSE_HEADERS", "EventTooLarge", "ResponseEvents", "SseEvent", "SseParser", "iter_sse",
+           "sse_event", "sse_events", "sse_lines", "sse_priming"]
 
 
-def sse_priming(event_id: str, retry_ms: int | None = None) -> bytes:
-    """2025 priming event: an id and empty data, so the client can resume with Last-Event-ID."""
-    retry = f"retry: {retry_ms}\n".encode() if retry_ms is not None else b""
-    return retry + b"id: " + event_id.encode() + b"\ndata: \n\n"
-
-
-@dataclass
-class SseEvent:
-    event: str
-    data: str
-    id: str | None
-    retry: int | None
-
-
-_EOL = re.compile(rb"\r\n|\r|\n")
+class EventTooLarge(httpx.RemoteProtocolError, pure.EventTooLarge):
+    """An event stream line or event over ``SseParser.max_event`` bytes (the upstream's fault: the response is
+    abandoned like any other broken one)."""
 
 
 async def sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
-    """Lines of an event stream from its body chunks (CRLF, LF or CR ends a line: WHATWG HTML §9.2.5
-    Parsing an event stream), decoded as UTF-8. Splits bytes first and decodes each line once: cheaper
-    than a text decoder in front of a line splitter (httpx ``aiter_lines``) on the hot path."""
-    pending = b""
+    """Lines of an event stream from its body chunks (``translate.sse.LineSplitter``)."""
+    splitter = LineSplitter()
     async for chunk in chunks:
-        data = pending + chunk if pending else chunk
-        if data.find(b"\r") < 0:  # (``find``, not ``in``: see _whole_message)
-            *lines, pending = data.split(b"\n")
-        else:
-            held = data.endswith(b"\r")  # maybe the first half of a CRLF split across chunks
-            *lines, pending = _EOL.split(data[:-1] if held else data)
-            if held:
-                pending += b"\r"
-        for line in lines:
-            yield line.decode("utf-8", "replace")
-    if pending.endswith(b"\r"):
-        yield pending[:-1].decode("utf-8", "replace")  # a held CR at the very end ends its line
-    elif pending:
-        yield pending.decode("utf-8", "replace")
+        for line in splitter.feed(chunk):
+            yield line
+    for line in splitter.end():
+        yield line
 
 
 async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
@@ -72,130 +45,6 @@ async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
         yield event
 
 
-class EventTooLarge(httpx.RemoteProtocolError):
-    """An event stream line or event over ``SseParser.max_event`` bytes (the upstream's fault: the response is
-    abandoned like any other broken one)."""
-
-
-MAX_EVENT = 16 * 1024 * 1024
-"""Largest event (and line) of an upstream event stream: as large as one stdio frame (``--max-line-bytes``)."""
-
-
-class SseParser:
-    """An event stream parser over bytes (sans-I/O): ``feed`` body chunks, get the events they complete.
-
-    WHATWG HTML §9.2.6 (Interpreting an event stream): CRLF, LF or CR ends a line (a CR at a chunk's end is
-    held until the next byte shows whether an LF follows), a blank line dispatches, ``:`` starts a comment,
-    one space after the colon is dropped, ``retry`` takes digits only. As the line parser before it: an event
-    is dispatched when it has data or an id, and the data of an unterminated last event is kept at ``end``.
-    The hot path splits and dispatches bytes, and decodes each event's data once (not each line)."""
-
-    __slots__ = ("_pending", "_event", "_data", "_id", "_retry", "_size", "max_event")
-
-    def __init__(self, max_event: int = MAX_EVENT) -> None:
-        self.max_event = max_event
-        self._pending = b""
-        self._event: bytes | None = None
-        self._data: list[bytes] = []
-        self._id: bytes | None = None
-        self._retry: int | None = None
-        self._size = 0
-
-    def feed(self, chunk: bytes) -> list[SseEvent]:
-        if not self._pending and self._event is None and not self._data and self._id is None and self._retry is None:
-            event = _whole_message(chunk, self.max_event)  # one whole event, nothing pending: what SDK servers write
-            if event is not None:
-                return [event]
-        data = self._pending + chunk if self._pending else chunk
-        held = False
-        if data.find(b"\r") >= 0:
-            held = data.endswith(b"\r")  # maybe the first half of a CRLF split across chunks
-            data = (data[:-1] if held else data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = data.split(b"\n")
-        pending = lines.pop()
-        if len(pending) > self.max_event:
-            raise EventTooLarge(f"upstream event stream line over {self.max_event} bytes")
-        self._pending = pending + b"\r" if held else pending
-        out = []
-        for line in lines:
-            if not line:
-                if (event := self._blank()) is not None:
-                    out.append(event)
-            elif line.startswith(b"data:"):  # the usual line, as ``line`` takes it (without its dispatch)
-                self._add_data(line[6:] if line[5:6] == b" " else line[5:])
-            elif line == b"event: message":
-                self._event = b"message"
-            else:
-                self.line(line)
-        return out
-
-    def line(self, line: bytes) -> SseEvent | None:
-        """One line without its end; returns the event a blank line dispatches."""
-        if not line:
-            return self._blank()
-        if line[0] == 0x3A:  # ":" a comment (keep-alive)
-            return None
-        name, _, value = line.partition(b":")
-        if value[:1] == b" ":
-            value = value[1:]
-        if name == b"data":
-            self._add_data(value)
-        elif name == b"event":
-            self._event = value
-        elif name == b"id":
-            self._id = value
-        elif name == b"retry" and value.isdigit():
-            self._retry = int(value)
-        return None
-
-    def _add_data(self, value: bytes) -> None:
-        self._size += len(value) + 1
-        if self._size > self.max_event:
-            raise EventTooLarge(f"upstream event over {self.max_event} bytes")
-        self._data.append(value)
-
-    def end(self) -> list[SseEvent]:
-        """The stream ended: its unterminated last line, and the event it leaves with data, if any."""
-        pending, self._pending = self._pending, b""
-        if pending.endswith(b"\r"):
-            pending = pending[:-1]
-        if pending:
-            self.line(pending)
-        return [self._dispatch()] if self._data else []
-
-    def _blank(self) -> SseEvent | None:
-        if self._data or self._id is not None:
-            return self._dispatch()
-        self._event, self._retry = None, None
-        return None
-
-    def _dispatch(self) -> SseEvent:
-        data = self._data
-        text = (data[0] if len(data) == 1 else b"\n".join(data)).decode("utf-8", "replace")
-        event = SseEvent("message" if self._event is None else self._event.decode("utf-8", "replace"), text,
-                         None if self._id is None else self._id.decode("utf-8", "replace"), self._retry)
-        self._event, self._data, self._id, self._retry, self._size = None, [], None, None, 0
-        return event
-
-
-def _whole_message(chunk: bytes, max_event: int) -> SseEvent | None:
-    """``chunk`` as exactly one ``message`` event of one data line (``event: message``, ``data: ...``, a blank line;
-    CRLF or LF line ends), as ``SseParser.feed`` would dispatch it from a clear state (WHATWG HTML §9.2.6: the blank
-    line dispatches, one space after the colon is dropped, a CR or LF inside would end the line); None for anything
-    else, which the line parser then takes."""
-    if chunk.startswith(b"event: message\r\ndata: ") and chunk.endswith(b"\r\n\r\n"):
-        data = chunk[22:-4]
-    elif chunk.startswith(b"event: message\ndata: ") and chunk.endswith(b"\n\n"):
-        data = chunk[21:-2]
-    else:
-        return None
-    # ``find``, not ``in``: CPython's ``bytes.__contains__`` first tries its argument as an integer (``65 in b"A"``), so a
-    # bytes argument costs a TypeError formatted and cleared, about 1,800 instructions per test (callgrind).
-    if data.find(b"\n") >= 0 or data.find(b"\r") >= 0 or len(data) + 1 > max_event:
-        return None
-    return SseEvent("message", data.decode("utf-8", "replace"), None, None)
-
-
 class ResponseEvents:
     """The events of a response body, a batch per part of the body read: ``sse_events`` without an async generator
     per response (its first-iteration hook, its finalizer and its close) when the response can be read a part at a
@@ -206,7 +55,7 @@ class ResponseEvents:
     def __init__(self, response: Any, max_event: int = MAX_EVENT) -> None:
         self._read: Callable[[], Awaitable[bytes]] | None = getattr(response, "read_some", None)
         self._chunks: AsyncIterator[bytes] | None = response.aiter_bytes() if self._read is None else None
-        self._parser = SseParser(max_event)
+        self._parser = SseParser(max_event, EventTooLarge)
         self._ended = False
 
     async def next(self) -> list[SseEvent] | None:
@@ -233,7 +82,7 @@ class ResponseEvents:
 
 async def sse_events(chunks: AsyncIterator[bytes], max_event: int = MAX_EVENT) -> AsyncIterator[SseEvent]:
     """The events of a response body, from its chunks (the HTTP upstreams' parser)."""
-    parser = SseParser(max_event)
+    parser = SseParser(max_event, EventTooLarge)
     async for chunk in chunks:
         for event in parser.feed(chunk):
             yield event

@@ -26,10 +26,10 @@ from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
-from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate import headers as mirror_headers
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
+from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
 log = logging.getLogger("mcp_bridge.http")
 

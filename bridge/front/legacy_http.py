@@ -26,13 +26,13 @@ from mcp_eras.bridge.front.http import headers_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
 from mcp_eras.bridge.front.sse_response import SSEResponse
-from mcp_eras.bridge.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import listen as ll
 from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
+from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 

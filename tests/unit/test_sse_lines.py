@@ -1,4 +1,4 @@
-"""bridge.sse.sse_lines: the byte-level line splitter in front of iter_sse (HTTP upstream responses)."""
+"""bridge.sse.sse_lines (over translate.sse.LineSplitter): the byte-level line splitter in front of iter_sse (HTTP upstream responses)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from mcp_eras.bridge.sse import iter_sse, sse_lines
+from mcp_eras.bridge.translate.sse import LineSplitter
 
 
 async def _chunks(parts: list[bytes]) -> AsyncIterator[bytes]:
@@ -51,3 +52,14 @@ def test_iter_sse_over_sse_lines() -> None:
         return [(e.event, e.data, e.id) async for e in iter_sse(sse_lines(_chunks([b"id: 1\r\nda", b"ta: {\"a\":1}\r\n\r\n: ping\n\n"])))]
 
     assert asyncio.run(events()) == [("message", '{"a":1}', "1")]
+
+
+def test_the_pure_splitter_holds_a_cr_until_the_next_chunk_shows_what_follows() -> None:
+    """``translate.sse.LineSplitter``, the sans-I/O core of ``sse_lines`` (WHATWG HTML §9.2.5: CRLF, LF or CR)."""
+    splitter = LineSplitter()
+    assert splitter.feed(b"a\r") == []  # maybe the first half of a CRLF
+    assert splitter.feed(b"\nb\rc") == ["a", "b"]
+    assert splitter.feed(b"\r") == []
+    assert splitter.end() == ["c"]  # a held CR at the very end ends its line
+    assert splitter.end() == []
+    assert LineSplitter().feed(b"x\n\ny") == ["x", ""]

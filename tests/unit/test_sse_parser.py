@@ -1,4 +1,4 @@
-"""bridge.sse.SseParser / sse_events: the bytes-level event stream parser of the HTTP upstreams (WHATWG HTML
+"""translate.sse.SseParser / bridge.sse.sse_events: the bytes-level event stream parser of the HTTP upstreams (WHATWG HTML
 §9.2.6), fed whole, split at every byte boundary and byte by byte, with every line ending."""
 
 from __future__ import annotations
@@ -6,18 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
-from mcp_eras.bridge.sse import (
-    EventTooLarge,
-    ResponseEvents,
-    SseEvent,
-    SseParser,
-    iter_sse,
-    sse_event,
-    sse_events,
-    sse_priming,
-)
+from mcp_eras.bridge import sse as shell
+from mcp_eras.bridge.sse import ResponseEvents, iter_sse, sse_events
+from mcp_eras.bridge.translate.sse import EventTooLarge, SseEvent, SseParser, sse_event, sse_priming
 
 STREAM = (b": keep-alive\n\n" + sse_priming("ev-1", 1500) + b"event: message\ndata: {\"a\":1}\n\n"
           + b"data: line one\ndata:line two\ndata\n\n" + sse_event({"jsonrpc": "2.0", "method": "x"}, "ev-2")
@@ -84,6 +78,22 @@ def test_an_event_over_the_cap_is_a_named_error() -> None:
     parser = SseParser(max_event=64)
     with pytest.raises(EventTooLarge):
         parser.feed(b"data: 0123456789\n" * 8)
+
+
+def test_the_upstream_shell_names_the_transport_error_for_an_oversized_event() -> None:
+    """The pure parser raises its own error; read through the shell it is an httpx protocol error, so the upstream
+    abandons the response like any other broken one."""
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b"data: " + b"x" * 20 + b"\n\n"
+
+    async def read() -> list[SseEvent]:
+        return [e async for e in sse_events(body(), max_event=16)]
+
+    with pytest.raises(httpx.RemoteProtocolError) as err:
+        asyncio.run(read())
+    assert isinstance(err.value, shell.EventTooLarge) and isinstance(err.value, EventTooLarge)
+    assert not issubclass(EventTooLarge, httpx.HTTPError)
 
 
 WHOLE = [  # chunks an upstream may write as one piece: the whole-event shortcut must dispatch what the lines would
