@@ -462,7 +462,7 @@ def route_inbound(msg: dict[str, Any], related: Any, calls: dict[int, bool | Non
     method = msg.get("method")
     if method is None:
         rid = msg.get("id")
-        return ("call", rid) if isinstance(rid, int) and rid in calls else ("drop", None)
+        return ("call", rid) if type(rid) is int and rid in calls else ("drop", None)  # true is no id: basic/index.mdx §Requests
     if "id" in msg:
         if method == "ping":  # 2025-11-25 basic/utilities/ping.mdx §Behavior Requirements
             return "pong", None
