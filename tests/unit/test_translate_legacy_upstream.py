@@ -4,6 +4,7 @@ against the schema of the peer that receives it (2025-11-25 upstream, 2026-07-28
 from __future__ import annotations
 
 import copy
+import time
 
 import jsonschema
 import pytest
@@ -13,6 +14,7 @@ from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate import headers as mh
 from mcp_eras.bridge.translate.jsonrpc import FrameError
 from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.request_state import Sealer
 from mcp_eras.bridge.upstream.factory import classify_discover_answer
 
 import spec
@@ -195,8 +197,8 @@ def test_progress_and_log_notifications_are_valid_2026() -> None:
 KEY = b"k" * 32
 
 
-def sealer(instance: str = "inst-a") -> StateSealer:
-    return StateSealer(KEY, instance, ttl_seconds=60)
+def sealer(instance: str = "inst-a") -> Sealer:
+    return Sealer(KEY, instance, ttl_seconds=60)
 
 
 def test_request_state_roundtrip_and_binding() -> None:
@@ -217,10 +219,21 @@ def test_request_state_roundtrip_and_binding() -> None:
     with pytest.raises(FrameError, match="another bridge instance"):
         sealer("inst-b").open(token, principal="alice", method="tools/call", digest="d1", now_ms=2_000)
     with pytest.raises(FrameError, match="integrity"):
-        StateSealer(b"x" * 32, "inst-a", 60).open(token, principal="alice", method="tools/call", digest="d1", now_ms=2_000)
+        Sealer(b"x" * 32, "inst-a", 60).open(token, principal="alice", method="tools/call", digest="d1", now_ms=2_000)
     for junk in ["", "no-dot", "a.b.c", 12, None, "@@@.###"]:
         with pytest.raises(FrameError):
             s.open(junk, principal="alice", method="tools/call", digest="d1", now_ms=2_000)
+
+
+def test_the_shell_sealer_reads_the_wall_clock_when_no_time_is_given() -> None:
+    shell = StateSealer(KEY, "inst-a", ttl_seconds=60)
+    token = shell.seal(puc="p1", principal=None, method="tools/call", digest="d1", round=2)
+    claims = shell.open(token, principal=None, method="tools/call", digest="d1")
+    now_ms = int(time.time() * 1000)
+    assert claims.round == 2 and now_ms < claims.expires_ms <= now_ms + 60_000
+    assert sealer().open(token, principal=None, method="tools/call", digest="d1", now_ms=now_ms) == claims
+    with pytest.raises(FrameError, match="expired"):
+        shell.open(token, principal=None, method="tools/call", digest="d1", now_ms=claims.expires_ms)
 
 
 def test_request_digest_binds_name_and_arguments() -> None:
