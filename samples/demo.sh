@@ -70,19 +70,42 @@ for _ in $(seq 100); do
     kill -0 "${pids[0]}" 2>/dev/null || { echo "demo: the bridge did not start" >&2; exit 1; }
     sleep 0.1
 done
+# The era verdict: a stdio upstream's era is settled by the bridge's first round trip with the child (server/discover,
+# then initialize to confirm a 2025 answer), which /healthz's own check makes; until then /healthz reports era null.
+# Ask again until the verdict is in, for at most 30 s.
 "$PY" - "$PORT" <<'EOF'
-import json, sys, urllib.request
-health = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/healthz", timeout=30))
-up = health.get("upstream") or {}
-print(f"   the bridge detected the upstream's era: {up.get('era')} ({up.get('probed') or 'stdio'}); /healthz says {health['status']}")
+import json, sys, time, urllib.error, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}/healthz"
+deadline = time.monotonic() + 30
+while True:
+    try:
+        health = json.load(urllib.request.urlopen(url, timeout=10))
+    except urllib.error.HTTPError as exc:  # 503 while the upstream cannot be reached: the body says why
+        health = json.load(exc)
+    up = health.get("upstream") or {}
+    if up.get("era") or time.monotonic() > deadline:
+        break
+    time.sleep(0.2)
+if up.get("era"):
+    print(f"   the bridge detected the upstream's era: {up['era']} (probed over {up.get('probed') or 'stdio'}); /healthz says {health['status']}")
+else:
+    print(f"   no era verdict within 30 s; /healthz says {health['status']}: {health.get('reason') or up.get('state')}")
+    sys.exit(1)
 EOF
 for scenario in basic progress logging subscriptions errors; do
     say "2.$scenario through the bridge"
     client "$URL" --scenario "$scenario"
 done
+"$PY" - "$PORT" <<'EOF'
+import sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=10).read().decode()
+counts = [line for line in text.splitlines() if line.startswith("mcp_bridge_requests_total{")]
+print("\n   what the bridge relayed, from its /metrics:")
+print("\n".join(f"   {line}" for line in counts) or "   (no relayed requests counted)")
+EOF
 kill -INT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 
 say "3. Elicitation, sampling and roots: a legacy server asks mid-call, the 2026 client answers input_required rounds"
 client --scenario mrtr -- "$PY" -m mcp_eras.bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
 
-say "demo finished: every call above went 2026-07-28 client -> mcp-bridge -> 2025-era server"
+say "demo finished: section 1 went straight to the 2025-era server and failed; every call of sections 2 and 3 went 2026-07-28 client -> mcp-bridge -> 2025-era server"
