@@ -326,8 +326,8 @@ def parse(text: str, source: str = "<config>", fmt: Literal["toml", "json"] = "t
 
 
 def _from_json(data: Any, text: str, source: str) -> dict[str, Any]:
-    """Desktop hosts' files as they are (``mcp_eras.bridge.desktop``): their own keys are ignored with one warning each."""
-    from mcp_eras.bridge.desktop import normalize
+    """Desktop hosts' files as they are (``mcp_eras.bridge.translate.desktop``): their own keys are ignored with one warning each."""
+    from mcp_eras.bridge.translate.desktop import normalize
 
     try:
         out, warnings = normalize(data, set(ServerConfig.model_fields), lambda loc: _find_json_line(text, loc), source)

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from product_helpers import running
 
-from mcp_eras.bridge.desktop import normalize
 from mcp_eras.bridge.fleet import config as fc
+from mcp_eras.bridge.translate.desktop import normalize
 
 import peers
 
