@@ -7,7 +7,7 @@ by valgrind (callgrind, user space), per leg and concurrency.
 On a shared machine the CPU time of one call moves 10-30% from run to run (``bridge_bench.py`` prints how far, round by
 round), so a change of a few percent cannot be seen in times. An instruction count does not move with the machine's
 load: the same tree counted twice differs by well under 1%. It is a count, not a time: it weighs a cache miss like a
-hit, and leaves out the kernel (reads, writes, wake-ups: about the same for every proxy, see ``PROFILE-13-pass8.md``).
+hit, and leaves out the kernel (reads, writes, wake-ups: about the same for every proxy, see ``docs/performance.md``).
 
 Each proxy runs under ``valgrind --tool=callgrind --instr-atstart=no`` (about 50 times slower: the load is light); the
 count is switched on after a warm-up (``callgrind_control -i on``) and read after the measured calls. The servers and

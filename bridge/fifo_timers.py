@@ -2,7 +2,7 @@
 
 A loop timer per relayed call (``loop.call_later`` and its ``cancel``: a call's deadline, a wait with a time limit)
 costs about 0.9 µs on uvloop and 1.0 µs on asyncio's loop, in a loop that also turns once per call; these cost 0.6 µs
-and nothing measurable (``bench/PROFILE-13-pass8.md``). Timers of the same
+and nothing measurable (``docs/performance.md``, pass 8). Timers of the same
 length fire in the order they were set, so they queue per (loop, length) in that order, and the queue's one loop
 timer is set for its oldest. A cancelled timer leaves the queue at once; when the loop timer fires it runs every
 timer that is due and is set again for the next one (a stream of short waits sets it about once per timer length,
