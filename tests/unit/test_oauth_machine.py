@@ -350,6 +350,11 @@ def test_authorization_server_migration_reregisters() -> None:
     sent = len(world.requests)
     assert drive(machine, unauthorized(), world) == Done("at-o")
     assert all(r.url != other + "/register" for r in world.requests[sent:])
+    # a new listener port: the registration named the old redirect URI, so register again
+    machine.state.redirect_uri = "http://127.0.0.1:40001/callback"
+    world.routes[("POST", other + "/register")] = (201, {"client_id": "dcr-3"})
+    assert drive(machine, unauthorized(), world) == Done("at-o")
+    assert query_of(world.browsed[-1])["client_id"] == "dcr-3"
 
 
 @pytest.mark.parametrize(

@@ -141,7 +141,7 @@ class SignIn:
             s.requested_scope = union_scopes(s.requested_scope or s.scope_override, granted, challenge.scope)
             s.challenge_scope = challenge.scope
             if s.asm is not None and s.client is not None and s.resource is not None:
-                return self._authorize()
+                return self._identify()  # the metadata stands; the client is reused if it still fits
         else:
             s.challenge_scope = challenge.scope
             s.requested_scope = None
@@ -243,7 +243,7 @@ class SignIn:
                 method = usable[0]
             s.client = {"kind": "pre", "client_id": s.client_id, "client_secret": s.client_secret, "auth_method": method}
             return self._authorize()
-        if s.client is not None:
+        if s.client is not None and s.client.get("redirect_uri", s.redirect_uri) == s.redirect_uri:
             return self._authorize()
         if s.client_metadata_url and asm.get("client_id_metadata_document_supported") is True:
             s.client = {"kind": "cimd", "client_id": s.client_metadata_url, "client_secret": None, "auth_method": "none"}
@@ -284,7 +284,14 @@ class SignIn:
         method = info.get("token_endpoint_auth_method") or ("client_secret_basic" if secret else "none")
         if method not in KNOWN_AUTH_METHODS:
             raise _Failed("no_client_auth_method", f"registered with {method!r}")
-        s.client = {"kind": "dcr", "client_id": client_id, "client_secret": secret, "auth_method": method, "issuer": s.issuer}
+        s.client = {
+            "kind": "dcr",
+            "client_id": client_id,
+            "client_secret": secret,
+            "auth_method": method,
+            "issuer": s.issuer,
+            "redirect_uri": s.redirect_uri,  # registered for this URI only: another listener port re-registers
+        }
         return self._authorize()
 
     # ---- 4. authorization request and response ----

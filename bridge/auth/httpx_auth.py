@@ -1,0 +1,100 @@
+"""``UpstreamOAuth``: the ``httpx.Auth`` an upstream HTTP client installs to reach an OAuth-protected MCP
+server. Per request: the operator's explicit ``Authorization`` header wins; the bearer goes only to the
+resource it was issued for (MCP 2026-07-28 "Token Handling"; RFC 8707); a token due for refresh is
+refreshed first; on 401 (or 403 ``insufficient_scope``, "Step-Up Authorization Flow") the sign-in runs and
+the request is retried once with the new token."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Generator
+
+import anyio
+import httpx
+
+from mcp_eras.bridge.translate.oauth import OAuthError
+from mcp_eras.bridge.translate.oauth.wire import bearer_challenge, origin, resource_covers
+
+from .runner import OAuthOptions, SignInRunner
+
+log = logging.getLogger("mcp_eras.bridge.auth")
+
+
+class UpstreamOAuth(httpx.Auth):
+    requires_request_body = True  # a retried request is sent again whole
+
+    def __init__(self, runner: SignInRunner) -> None:
+        self.runner = runner
+        self._lock = anyio.Lock()
+
+    def covers(self, url: httpx.URL) -> bool:
+        """Whether a request to ``url`` may carry this upstream's token: same origin as the upstream, and
+        inside the resource the token was issued for."""
+        target = str(url.copy_with(query=None, fragment=None))
+        if origin(target) != origin(self.runner.server_url):
+            return False
+        resource = (self.runner.tokens or {}).get("resource")
+        return resource is None or resource_covers(resource, target)
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        raise RuntimeError("UpstreamOAuth needs an httpx.AsyncClient")
+        yield request  # pragma: no cover
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        if "authorization" in request.headers or not self.covers(request.url):
+            yield request  # an operator's header is sent as given; another host never sees this token
+            return
+        token = await self._fresh_token()
+        if token is not None:
+            request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if not _wants_sign_in(response):
+            if token is not None and response.status_code < 400:
+                self.runner.succeeded()
+            return
+        new_token = await self._after_refusal(response, token)
+        request.headers["Authorization"] = f"Bearer {new_token}"
+        retried = yield request
+        if retried.status_code < 400:
+            self.runner.succeeded()
+
+    async def _fresh_token(self) -> str | None:
+        if not self.runner.refresh_due():
+            return self.runner.usable_token()
+        async with self._lock:
+            if self.runner.refresh_due():
+                try:
+                    return await self.runner.refresh()
+                except OAuthError as exc:
+                    log.info("oauth: refresh for %s failed (%s); signing in again when asked", self.runner.server_url, exc.error)
+                    self.runner.forget()
+                    return None
+            return self.runner.usable_token()
+
+    async def _after_refusal(self, response: httpx.Response, sent: str | None) -> str:
+        """The token to retry with after a 401/403: another request's fresh one, a refreshed one, or a new
+        sign-in (one at a time: concurrent refusals wait for the first sign-in instead of opening more)."""
+        async with self._lock:
+            current = self.runner.usable_token()
+            if response.status_code == 401 and current is not None and current != sent:
+                return current
+            if response.status_code == 401 and sent is not None and self.runner.can_refresh():
+                try:
+                    return await self.runner.refresh()
+                except OAuthError:
+                    self.runner.forget()
+            return await self.runner.sign_in(response.status_code, response.headers.get_list("www-authenticate"))
+
+
+def _wants_sign_in(response: httpx.Response) -> bool:
+    if response.status_code == 401:
+        return True
+    if response.status_code != 403:
+        return False
+    challenge = bearer_challenge(response.headers.get_list("www-authenticate"))
+    return challenge.error == "insufficient_scope" or (challenge.error is None and challenge.scope is not None)
+
+
+def build_auth(server_url: str, options: OAuthOptions | None = None, **runner_kwargs: object) -> UpstreamOAuth:
+    """The hook an HTTP upstream installs: ``httpx.AsyncClient(..., auth=build_auth(url, options))``."""
+    return UpstreamOAuth(SignInRunner(server_url, options, **runner_kwargs))  # type: ignore[arg-type]
