@@ -1,9 +1,8 @@
 """Replayable SSE event streams of the 2025 Streamable HTTP front (one per POST, one GET stream per session).
 
-2025-11-25 basic/transports.mdx §Resumability and Redelivery: event ids are unique within the session and name
-their stream (``<stream key>.<sequence>``), a client resumes with ``Last-Event-ID`` on GET, and the server replays
-only what followed on *that* stream. §Multiple Connections: each message goes to one stream only, so a session's
-GET stream has one consumer at a time (a newer GET takes it over).
+What a stream keeps and replays is pure (``mcp_eras.bridge.translate.legacy_client.streams.ReplayBuffer``); this
+shell adds the clock and the waiting. 2025-11-25 basic/transports.mdx §Multiple Connections: each message goes to one
+stream only, so a session's GET stream has one consumer at a time (a newer GET takes it over).
 """
 
 from __future__ import annotations
@@ -11,32 +10,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from mcp_eras.bridge import fifo_timers
 from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_client.streams import ReplayBuffer, parse_event_id
+
+__all__ = ["EventStream", "parse_event_id"]
 
 
-def parse_event_id(event_id: str) -> tuple[str, int] | None:
-    """``<stream key>.<sequence>`` -> (key, sequence); None when it is not one of ours."""
-    key, _, seq = event_id.rpartition(".")
-    if not key or not seq.isdigit():
-        return None
-    return key, int(seq)
-
-
-class EventStream:
-    """An ordered sequence of events with ids ``<key>.<seq>``, replayable within the retention window."""
+class EventStream(ReplayBuffer):
+    """A ``ReplayBuffer`` its consumers can wait on: ids ``<key>.<seq>``, replayable within the retention window."""
 
     def __init__(self, key: str, retention: float) -> None:
-        self.key = key
-        self.retention = retention
-        self.events: deque[tuple[int, float, Message]] = deque()
-        self.seq = 0
-        self.closed = False
-        self.closed_at: float | None = None
-        self.consumers = 0
+        super().__init__(key, retention)
         self.owner: object | None = None
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._waiters: list[asyncio.Future[bool]] = []
@@ -69,25 +56,16 @@ class EventStream:
                     self._waiters.remove(waiter)  # timed out or cancelled: not left for the next push
 
     def push(self, msg: Message) -> None:
-        if self.closed:
+        seq = self.append(msg, time.monotonic())
+        if seq is None:
             return
-        self.seq += 1
-        now = time.monotonic()
-        self.events.append((self.seq, now, msg))
         if self.on_push is not None:
-            self.on_push(self.seq, msg)
-        while self.events and self.events[0][1] < now - self.retention:
-            self.events.popleft()
+            self.on_push(seq, msg)
         self._wake()
 
     def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.closed_at = time.monotonic()
+        if self.end(time.monotonic()):
             self._wake()
-
-    def expired(self, now: float) -> bool:
-        return self.closed and self.consumers == 0 and self.closed_at is not None and self.closed_at < now - self.retention
 
     async def wait_started(self) -> None:
         """Until the first event is pushed or the stream closes."""
@@ -113,9 +91,8 @@ class EventStream:
         while True:
             if token is not None and self.owner is not token:
                 return
-            events = self.events
-            if events and events[-1][0] > cursor:
-                batch = [(s, m) for (s, _t, m) in events if s > cursor]
+            if self.has_after(cursor):
+                batch = self.after(cursor)
                 cursor = batch[-1][0]
                 yield batch
                 continue

@@ -21,7 +21,7 @@ from starlette.responses import Response, StreamingResponse
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.front.event_stream import EventStream, parse_event_id
+from mcp_eras.bridge.front.event_stream import EventStream
 from mcp_eras.bridge.front.http import headers_context, json_message
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
@@ -32,7 +32,8 @@ from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import listen as ll
 from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
-from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
+from mcp_eras.bridge.translate.legacy_client.streams import GET_KEY, SWEEP_MIN, accepts_event_stream, resume_target, sweep
+from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_priming
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 
@@ -54,10 +55,6 @@ callers of a server answering in ~50 ms turned 99% of answers into SSE streams (
 is busiest). What it costs: a connection lost within the first 100 ms of a silent call cannot resume it."""
 
 
-SWEEP_MIN = 64
-"""Streams a session holds before ``new_stream`` first sweeps the expired ones."""
-
-
 TRACE_FIELDS = frozenset(TRACE_META_KEYS)
 
 
@@ -74,8 +71,8 @@ class HttpSessionSlot:
         self.lingering_since: float | None = None
         """No GET stream since then; the listen stays until ``legacy_listen_linger`` has passed (or it is reclaimed)."""
         self.linger_timer: asyncio.TimerHandle | None = None
-        self.get_stream = EventStream("g", settings.event_retention)
-        self.streams: dict[str, EventStream] = {"g": self.get_stream}
+        self.get_stream = EventStream(GET_KEY, settings.event_retention)
+        self.streams: dict[str, EventStream] = {GET_KEY: self.get_stream}
         self.get_seen = 0
         self._keys = itertools.count(1)
         self._sweep_at = SWEEP_MIN
@@ -93,13 +90,8 @@ class HttpSessionSlot:
         return fresh
 
     def new_stream(self) -> EventStream:
-        # Expired POST streams are swept when the table has doubled since the last sweep: amortized O(1)
-        # per POST (a sweep on every POST walked every stream kept for replay), at most twice the live set.
-        if len(self.streams) >= self._sweep_at:
-            now = time.monotonic()
-            for key in [k for k, s in self.streams.items() if k != "g" and s.expired(now)]:
-                del self.streams[key]
-            self._sweep_at = max(SWEEP_MIN, 2 * len(self.streams))
+        if len(self.streams) >= self._sweep_at:  # (``streams.sweep``: when the table has doubled since the last one)
+            self._sweep_at = sweep(self.streams, time.monotonic())
         stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention)
         self.streams[stream.key] = stream
         return stream
@@ -239,12 +231,12 @@ class LegacyHttpFront:
             # task runs first: its upstream call is under way while this waits.
             if not stream.closed:
                 await stream.changed(PRIME_HOLD)
-            if not (stream.closed and len(stream.events) <= 1):
+            if not stream.one_answer():
                 return self._sse(stream, 0, prime=True)
         else:
             # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
             await stream.wait_started()
-        if stream.closed and len(stream.events) <= 1:
+        if stream.one_answer():
             slot.streams.pop(stream.key, None)
             if stream.events:
                 return json_message(stream.events[0][2])
@@ -271,11 +263,11 @@ class LegacyHttpFront:
                     if not stream.events:
                         yield lead
                         lead = b""
-                if token is None and stream.closed and stream.events and stream.events[-1][0] > after:
+                if token is None and stream.closed and stream.has_after(after):
                     # The call has ended (the usual case of a call answered within the hold): what follows ``after``
                     # is the whole rest of the stream, one chunk and the last (as ``batches`` would give it).
                     response.final = True
-                    yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, _t, m in stream.events if s > after])
+                    yield lead + stream.frames(stream.after(after))
                     return
                 batches = stream.batches(after, keepalive, token)
                 try:
@@ -284,7 +276,7 @@ class LegacyHttpFront:
                             yield KEEPALIVE
                             continue
                         response.final = stream.ended(token)
-                        yield lead + b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
+                        yield lead + stream.frames(batch)
                         lead = b""
                 finally:
                     # Closed here, not by the loop's finalizer hook (a wake-up and a task per response).
@@ -338,22 +330,20 @@ class LegacyHttpFront:
     # --- GET ---------------------------------------------------------------------------------------
 
     async def handle_get(self, request: Request) -> Response:
-        accept = request.headers.get("accept", "")
-        if "text/event-stream" not in accept and "*/*" not in accept:
+        if not accepts_event_stream(request.headers.get("accept", "")):
             refused = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
             return json_message(refused, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
         found = self._lookup(request.headers, None)
         if isinstance(found, Response):
             return found
         slot = found
-        last = parse_event_id(request.headers.get("last-event-id") or "")
-        stream = slot.streams.get(last[0]) if last is not None else None
-        if last is not None and stream is not None and stream is not slot.get_stream:
+        resume = resume_target(request.headers.get("last-event-id"), slot.streams)
+        if resume is not None and resume.post:
             # Resume a POST stream: replay what followed the client's last event (it ends after its response).
-            return self._sse(stream, last[1])
+            return self._sse(slot.streams[resume.key], resume.after)
         await self._attach(slot)
-        if last is not None and stream is not None:
-            return self._sse(stream, last[1], exclusive=True, slot=slot)
+        if resume is not None:
+            return self._sse(slot.get_stream, resume.after, exclusive=True, slot=slot)
         # Unknown or expired stream: start a fresh GET stream (allowed). One consumer per GET stream (each message
         # goes to exactly one stream): a new GET replaces an older one, which is usually a connection the client
         # already gave up on. The first GET of a session receives what was queued since initialize; later ones

@@ -1,0 +1,120 @@
+"""Direction B, pure: the replayable SSE streams of the 2025 Streamable HTTP front, as plain data with the time
+passed in (one stream per POST, one GET stream per session).
+
+2025-11-25 basic/transports.mdx §Resumability and Redelivery: event ids are unique within the session and name
+their stream (``<stream key>.<sequence>``), a client resumes with ``Last-Event-ID`` on GET, and the server replays
+only what followed on *that* stream. §Multiple Connections: each message goes to one stream only. §Sending Messages
+to the Server item 5: a request is answered with one JSON body or an SSE stream, the server's choice.
+
+The shell (``mcp_eras.bridge.front.event_stream``, ``legacy_http``) adds the waiting: consumers woken by a push, the
+take-over of a GET stream, the keep-alives.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
+
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.sse import sse_event
+
+GET_KEY = "g"
+"""The key of a session's GET stream (POST streams are ``p<n>``)."""
+
+SWEEP_MIN = 64
+"""Streams a session holds before a new one first sweeps the expired ones."""
+
+
+def parse_event_id(event_id: str) -> tuple[str, int] | None:
+    """``<stream key>.<sequence>`` -> (key, sequence); None when it is not one of ours."""
+    key, _, seq = event_id.rpartition(".")
+    if not key or not seq.isdigit():
+        return None
+    return key, int(seq)
+
+
+def accepts_event_stream(accept: str) -> bool:
+    """A GET must accept ``text/event-stream`` (2025-11-25 basic/transports.mdx §Listening for Messages from the
+    Server: the client MUST include it); a wildcard accepts it too."""
+    return "text/event-stream" in accept or "*/*" in accept
+
+
+class ReplayBuffer:
+    """An ordered sequence of events with ids ``<key>.<seq>``, kept for replay within ``retention`` seconds."""
+
+    def __init__(self, key: str, retention: float) -> None:
+        self.key = key
+        self.retention = retention
+        self.events: deque[tuple[int, float, Message]] = deque()
+        """(sequence, when it was pushed, the message)."""
+        self.seq = 0
+        self.closed = False
+        self.closed_at: float | None = None
+        self.consumers = 0
+        """Responses streaming this stream now (a stream is not forgotten while one does)."""
+
+    def append(self, msg: Message, now: float) -> int | None:
+        """Add an event; returns its sequence (None once closed). Events older than the retention are dropped."""
+        if self.closed:
+            return None
+        self.seq += 1
+        self.events.append((self.seq, now, msg))
+        while self.events and self.events[0][1] < now - self.retention:
+            self.events.popleft()
+        return self.seq
+
+    def end(self, now: float) -> bool:
+        """Close the stream; False when it already was."""
+        if self.closed:
+            return False
+        self.closed, self.closed_at = True, now
+        return True
+
+    def expired(self, now: float) -> bool:
+        """Closed, unread, and past the retention: nobody can resume it any more."""
+        return self.closed and self.consumers == 0 and self.closed_at is not None and self.closed_at < now - self.retention
+
+    def has_after(self, cursor: int) -> bool:
+        return bool(self.events) and self.events[-1][0] > cursor
+
+    def after(self, cursor: int) -> list[tuple[int, Message]]:
+        """The events with a sequence above ``cursor``, in order."""
+        return [(s, m) for (s, _t, m) in self.events if s > cursor]
+
+    def one_answer(self) -> bool:
+        """The request is over with at most its response on the stream: it can be answered as one JSON body
+        (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5) instead of an SSE stream."""
+        return self.closed and len(self.events) <= 1
+
+    def frames(self, batch: Iterable[tuple[int, Message]]) -> bytes:
+        """SSE events of a batch, each with its replayable id."""
+        key = self.key
+        return b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
+
+
+def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
+    """Forget the expired POST streams of a session; returns how many streams the table may hold before the next
+    sweep. Sweeping when the table has doubled since the last sweep is amortized O(1) per POST (a sweep on every
+    POST walked every stream kept for replay) and holds at most twice the live set."""
+    for key in [k for k, s in streams.items() if k != GET_KEY and s.expired(now)]:
+        del streams[key]
+    return max(SWEEP_MIN, 2 * len(streams))
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """A GET that resumes a stream after ``after``: a POST stream (replayed to its end) or the GET stream."""
+
+    key: str
+    after: int
+    post: bool
+
+
+def resume_target(last_event_id: str | None, streams: MutableMapping[str, ReplayBuffer]) -> Resume | None:
+    """The stream a GET with ``Last-Event-ID`` resumes; None for an unknown or expired one (the client then gets a
+    fresh GET stream: 2025-11-25 basic/transports.mdx §Resumability and Redelivery leaves that to the server)."""
+    last = parse_event_id(last_event_id or "")
+    if last is None or last[0] not in streams:
+        return None
+    return Resume(last[0], last[1], post=last[0] != GET_KEY)
