@@ -40,6 +40,9 @@ else
         echo "$stamp" >.venvs/demo/.stamp
     fi
 fi
+# The installed command, not `python -m mcp_eras.bridge`: from the repository root the source folder mcp_eras/
+# (which holds only the umbrella command) would shadow an installed, non-editable mcp_eras package.
+BRIDGE="$(dirname "$PY")/mcp-bridge"
 LEGACY=.venvs/mcp1/bin/python
 LEGACY_MCP="${MCP_ERAS_LEGACY_MCP:-mcp==1.29.0}"
 if [ ! -x "$LEGACY" ] || [ "$(cat .venvs/mcp1/.stamp 2>/dev/null)" != "$LEGACY_MCP" ]; then
@@ -63,7 +66,7 @@ else
 fi
 
 say "2. mcp-bridge on $URL, upstream: the legacy everything server as a stdio child"
-"$PY" -u -m mcp_eras.bridge serve --port "$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
+"$BRIDGE" serve --port "$PORT" --log-level warning -- "$LEGACY" samples/legacy/everything_server.py &
 pids+=($!)
 for _ in $(seq 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
@@ -106,6 +109,6 @@ EOF
 kill -INT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 
 say "3. Elicitation, sampling and roots: a legacy server asks mid-call, the 2026 client answers input_required rounds"
-client --scenario mrtr -- "$PY" -m mcp_eras.bridge serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
+client --scenario mrtr -- "$BRIDGE" serve --stdio --log-level warning -- "$LEGACY" samples/legacy/mrtr_server.py
 
 say "demo finished: section 1 went straight to the 2025-era server and failed; every call of sections 2 and 3 went 2026-07-28 client -> mcp-bridge -> 2025-era server"
