@@ -72,17 +72,13 @@ class UpstreamOAuth(httpx.Auth):
             return self.runner.usable_token()
 
     async def _after_refusal(self, response: httpx.Response, sent: str | None) -> str:
-        """The token to retry with after a 401/403: another request's fresh one, a refreshed one, or a new
-        sign-in (one at a time: concurrent refusals wait for the first sign-in instead of opening more)."""
+        """The token to retry with after a 401/403: another request's fresh one, or what the sign-in gives (one
+        at a time: concurrent refusals wait for the first sign-in instead of opening more browsers)."""
         async with self._lock:
             current = self.runner.usable_token()
             if response.status_code == 401 and current is not None and current != sent:
                 return current
-            if response.status_code == 401 and sent is not None and self.runner.can_refresh():
-                try:
-                    return await self.runner.refresh()
-                except OAuthError:
-                    self.runner.forget()
+            # The machine rediscovers, then refreshes when the server is unchanged, else opens the browser.
             return await self.runner.sign_in(response.status_code, response.headers.get_list("www-authenticate"))
 
 

@@ -132,9 +132,6 @@ class SignInRunner:
         tokens = self.tokens
         return bool(tokens and tokens.get("refresh_token") and refresh_due(tokens, self.clock()))
 
-    def can_refresh(self) -> bool:
-        return bool((self.tokens or {}).get("refresh_token"))
-
     def forget(self) -> None:
         """Drop the tokens (memory and store), e.g. after a refused refresh."""
         self.machine.state.tokens = None

@@ -94,7 +94,7 @@ class Peer:
             grant = self.refresh.pop(str(form["refresh_token"]), None)
             if grant is None:
                 return JSONResponse({"error": "invalid_grant"}, status_code=400)
-        n = len(self.tokens) + 1
+        n = len(self.grants)  # one token per grant, numbered in order
         self.tokens[at(n)] = {"scope": grant["scope"] or "", "expires": self.now + self.lifetime}
         self.refresh[rt(n)] = grant
         return JSONResponse({"access_token": at(n), "token_type": "Bearer", "expires_in": self.lifetime,
@@ -238,6 +238,17 @@ async def test_refresh_before_expiry_without_a_browser(peer: Peer, tmp_path: Pat
         peer.now += 1000
         assert (await client.post(MCP, json=rpc("tools/list", 3))).status_code == 200
     assert len(browser.opened) == 2 and peer.grants[-1] == "authorization_code"
+
+
+@pytest.mark.anyio
+async def test_a_revoked_token_is_refreshed_on_401_without_a_browser(peer: Peer, tmp_path: Path) -> None:
+    client, _, browser = make(peer, tmp_path)
+    async with client:
+        await client.post(MCP, json=rpc("tools/list"))
+        peer.tokens.clear()  # the resource no longer accepts the access token; the refresh token still works
+        again = await client.post(MCP, json=rpc("tools/list", 2))
+    assert again.status_code == 200 and len(browser.opened) == 1
+    assert peer.grants == ["authorization_code", "refresh_token"] and peer.rs_auth[-1] == "Bearer " + at(2)
 
 
 @pytest.mark.anyio

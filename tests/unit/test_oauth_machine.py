@@ -372,3 +372,48 @@ def test_rfc9207_iss_table(supported: bool | None, iss: str | None, outcome: str
     world.iss = iss
     result = drive(new(), unauthorized(), world)
     assert (result == Done("at-1")) if outcome == "ok" else (isinstance(result, Fail) and result.error == outcome)
+
+
+def test_a_refused_token_is_refreshed_after_rediscovery_before_any_browser() -> None:
+    world, machine = standard_world(), new()
+    drive(machine, unauthorized(), world)
+    sent, browsed = len(world.requests), len(world.browsed)
+    world.routes[("POST", AS + "/token")] = (200, {"access_token": "at-r", "token_type": "Bearer", "refresh_token": "rt-r"})
+    assert drive(machine, unauthorized(), world) == Done("at-r")
+    assert [r.url for r in world.requests[sent:]] == [PRM_ROOT, AS + "/.well-known/oauth-authorization-server", AS + "/token"]
+    assert (world.requests[-1].form or {})["grant_type"] == "refresh_token" and len(world.browsed) == browsed
+    # the refresh is refused: the browser after all, and the refused refresh stored nothing
+    stored = len(world.stored)
+    answers = iter([(400, {"error": "invalid_grant"}), (200, {"access_token": "at-b", "token_type": "Bearer"})])
+    original = world.answer
+
+    def token_answers(request: HttpRequest, now: float) -> HttpResponse:
+        if request.url == AS + "/token":
+            world.routes[("POST", AS + "/token")] = next(answers)
+        return original(request, now)
+
+    world.answer = token_answers  # type: ignore[method-assign]
+    assert drive(machine, unauthorized(), world) == Done("at-b")
+    assert len(world.browsed) == browsed + 1 and len(world.stored) == stored + 1
+
+
+def test_no_refresh_across_an_authorization_server_change() -> None:
+    world, machine = standard_world(), new()
+    drive(machine, unauthorized(), world)
+    other = "https://other-as.example.com"
+    world.routes[("GET", PRM_ROOT)] = (200, prm(authorization_servers=[other]))
+    world.routes[("GET", other + "/.well-known/oauth-authorization-server")] = (200, asm_at(other))
+    world.routes[("POST", other + "/register")] = (201, {"client_id": "dcr-2"})
+    world.routes[("POST", other + "/token")] = (200, {"access_token": "at-o", "token_type": "Bearer"})
+    world.iss = other
+    assert drive(machine, unauthorized(), world) == Done("at-o")
+    assert (world.requests[-1].form or {})["grant_type"] == "authorization_code"  # the old refresh token never goes to the new server
+
+
+def test_registration_asks_for_the_advertised_auth_method() -> None:
+    world = standard_world(token_endpoint_auth_methods_supported=["client_secret_post"])
+    registered = {"client_id": "c", "client_secret": "sec", "token_endpoint_auth_method": "client_secret_post", "redirect_uris": []}
+    world.routes[("POST", AS + "/register")] = (201, registered)
+    assert drive(new(), unauthorized(), world) == Done("at-1")
+    assert (world.requests[2].json or {})["token_endpoint_auth_method"] == "client_secret_post"
+    assert (world.requests[-1].form or {})["client_secret"] == "sec"

@@ -145,6 +145,7 @@ class SignIn:
         else:
             s.challenge_scope = challenge.scope
             s.requested_scope = None
+        s.refresh_first = event.status == 401 and bool((s.tokens or {}).get("refresh_token"))
         s.prm = s.asm = None
         s.legacy = False
         s.prm_candidates = prm_urls(s.server_url, challenge.resource_metadata)
@@ -205,6 +206,10 @@ class SignIn:
             if methods is not None and (not isinstance(methods, list) or "S256" not in methods):
                 raise _Failed("pkce_unsupported", f"code_challenge_methods_supported = {methods!r}")
             s.asm = asm
+            tokens = s.tokens or {}
+            if s.refresh_first and tokens.get("issuer") == s.issuer and tokens.get("resource") == s.resource:
+                # the token was refused but the server and resource are unchanged: a refresh may do
+                return [self._refresh_request(tokens)]
             return self._identify()
         if (again := _metadata_miss(event, s.asm_candidates, _ASM)) is not None:
             return again
@@ -252,12 +257,17 @@ class SignIn:
         if not isinstance(endpoint, str):
             raise _Failed("no_client_identity", "set --oauth-client-id or --oauth-client-metadata-url")
         # RFC 7591 §2; 2026-07-28 "Application Type and Redirect URI Constraints": a loopback client is native.
+        # A public client ("none") unless the server lists only secret-based methods (RFC 8414 §2).
+        offered = asm.get("token_endpoint_auth_methods_supported")
+        wanted = "none"
+        if isinstance(offered, list) and "none" not in offered:
+            wanted = next((m for m in ("client_secret_basic", "client_secret_post") if m in offered), "none")
         body: dict[str, Any] = {
             "client_name": s.client_name,
             "redirect_uris": [s.redirect_uri],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
-            "token_endpoint_auth_method": "none",
+            "token_endpoint_auth_method": wanted,
             "application_type": "native",
         }
         scope = self._initial_scope()
@@ -278,7 +288,7 @@ class SignIn:
             raise _Failed("bad_metadata", "registration response without client_id")
         uris = info.get("redirect_uris")
         loopback = isinstance(uris, list) and all(isinstance(u, str) and is_loopback_redirect(u) for u in uris)
-        if uris is not None and not (loopback and s.redirect_uri in uris):
+        if uris and not (loopback and s.redirect_uri in uris):  # an empty list registers nothing to misuse
             raise _Failed("redirect_not_loopback", f"registered redirect_uris {uris!r}")
         secret = info.get("client_secret") if isinstance(info.get("client_secret"), str) else None
         method = info.get("token_endpoint_auth_method") or ("client_secret_basic" if secret else "none")
@@ -378,15 +388,22 @@ class SignIn:
         tokens = s.tokens or {}
         if not tokens.get("refresh_token") or not tokens.get("token_endpoint") or not tokens.get("client"):
             raise _Failed("refresh_failed", "no refresh token")
+        return [self._refresh_request(tokens)]
+
+    def _refresh_request(self, tokens: dict[str, Any]) -> HttpRequest:
+        s = self.state
         s.client = dict(tokens["client"])
         s.resource = tokens.get("resource") or s.resource
         s.requested_scope = tokens.get("scope")
         form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "resource": s.resource or ""}
-        return [self._token_request(form, "refresh")]
+        return self._token_request(form, "refresh")
 
     def _token_answer(self, event: HttpResponse) -> list[Action]:
         s = self.state
         refreshing = s.phase == "refresh"
+        if event.status != 200 and refreshing and s.refresh_first:
+            s.refresh_first = False  # refused: sign in with the browser after all
+            return self._identify()
         if event.status != 200:
             info = json_object(event.body) or {}
             error = "refresh_failed" if refreshing else "token_error"

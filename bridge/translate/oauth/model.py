@@ -71,6 +71,7 @@ class SignInState:
     client: dict[str, Any] | None = None
     requested_scope: str | None = None
     step_ups: int = 0
+    refresh_first: bool = False  # a 401 to a token with a refresh token: try the refresh before the browser
     code_verifier: str | None = None
     state: str | None = None
     tokens: dict[str, Any] | None = None
