@@ -41,22 +41,45 @@ class UpstreamOAuth(httpx.Auth):
         yield request  # pragma: no cover
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        if "authorization" in request.headers or not self.covers(request.url):
-            yield request  # an operator's header is sent as given; another host never sees this token
+        if "authorization" in request.headers:
+            yield request  # an operator's explicit header is sent as given
             return
-        token = await self._fresh_token()
-        if token is not None:
-            request.headers["Authorization"] = f"Bearer {token}"
+        sent = await self.authorization_for(request.url)
+        if sent is not None:
+            request.headers["Authorization"] = sent
         response = yield request
-        if not _wants_sign_in(response):
-            if token is not None and response.status_code < 400:
-                self.runner.succeeded()
+        retry = await self.after_response(request.url, response.status_code, response.headers.get_list("www-authenticate"), sent)
+        if retry is None:
             return
-        new_token = await self._after_refusal(response, token)
-        request.headers["Authorization"] = f"Bearer {new_token}"
+        request.headers["Authorization"] = retry
         retried = yield request
-        if retried.status_code < 400:
-            self.runner.succeeded()
+        await self.after_response(request.url, retried.status_code, [], retry, final=True)
+
+    # The same decisions without httpx's Auth machinery, for an upstream path that builds its own requests
+    # (a raw HTTP/1.1 client): ask for the header before sending, report the answer after.
+
+    async def authorization_for(self, url: httpx.URL | str) -> str | None:
+        """The ``Authorization`` value for a request to ``url`` (refreshing first when due), or None: no token
+        yet, or ``url`` is not the resource the token was issued for."""
+        if not self.covers(httpx.URL(str(url))):
+            return None
+        token = await self._fresh_token()
+        return f"Bearer {token}" if token is not None else None
+
+    async def after_response(
+        self, url: httpx.URL | str, status: int, www_authenticate: list[str], sent: str | None, *, final: bool = False
+    ) -> str | None:
+        """After the upstream answered: the ``Authorization`` value to retry the request with once (a 401, or
+        a 403 asking for more scope, from the resource this auth serves), or None to keep the answer.
+        ``final``: this was the retry; nothing more is attempted. Raises ``OAuthError`` when a sign-in fails."""
+        if status < 400:
+            if sent is not None:
+                self.runner.succeeded()
+            return None
+        if final or not self.covers(httpx.URL(str(url))) or not _wants_sign_in(status, www_authenticate):
+            return None
+        token = await self._after_refusal(status, www_authenticate, sent[len("Bearer "):] if sent else None)
+        return f"Bearer {token}"
 
     async def _fresh_token(self) -> str | None:
         if not self.runner.refresh_due():
@@ -71,23 +94,23 @@ class UpstreamOAuth(httpx.Auth):
                     return None
             return self.runner.usable_token()
 
-    async def _after_refusal(self, response: httpx.Response, sent: str | None) -> str:
+    async def _after_refusal(self, status: int, www_authenticate: list[str], sent: str | None) -> str:
         """The token to retry with after a 401/403: another request's fresh one, or what the sign-in gives (one
         at a time: concurrent refusals wait for the first sign-in instead of opening more browsers)."""
         async with self._lock:
             current = self.runner.usable_token()
-            if response.status_code == 401 and current is not None and current != sent:
+            if status == 401 and current is not None and current != sent:
                 return current
             # The machine rediscovers, then refreshes when the server is unchanged, else opens the browser.
-            return await self.runner.sign_in(response.status_code, response.headers.get_list("www-authenticate"))
+            return await self.runner.sign_in(status, www_authenticate)
 
 
-def _wants_sign_in(response: httpx.Response) -> bool:
-    if response.status_code == 401:
+def _wants_sign_in(status: int, www_authenticate: list[str]) -> bool:
+    if status == 401:
         return True
-    if response.status_code != 403:
+    if status != 403:
         return False
-    challenge = bearer_challenge(response.headers.get_list("www-authenticate"))
+    challenge = bearer_challenge(www_authenticate)
     return challenge.error == "insufficient_scope" or (challenge.error is None and challenge.scope is not None)
 
 

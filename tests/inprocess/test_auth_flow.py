@@ -307,3 +307,20 @@ def anyio_backend() -> str:
 def _logging_as_found() -> Iterator[None]:
     yield
     redact.uninstall()  # the runner installs redaction process-wide; other tests get logging back untouched
+
+
+@pytest.mark.anyio
+async def test_the_hook_without_httpx_auth(peer: Peer, tmp_path: Path) -> None:
+    """``authorization_for`` / ``after_response``: the same decisions for an upstream path that sends its own bytes."""
+    client, auth, browser = make(peer, tmp_path)
+    async with client:
+        assert await auth.authorization_for(MCP) is None
+        challenge = [f'Bearer resource_metadata="{RS}/.well-known/oauth-protected-resource/mcp"']
+        assert await auth.after_response(MCP, 401, challenge, None, final=True) is None  # the retry's answer is kept
+        assert await auth.after_response(OTHER + "/mcp", 401, challenge, None) is None  # not this upstream
+        assert await auth.after_response(MCP, 500, [], None) is None
+        header = await auth.after_response(MCP, 401, challenge, None)
+        assert header == "Bearer " + at(1) and len(browser.opened) == 1
+        assert await auth.authorization_for(MCP) == header and await auth.authorization_for(OTHER + "/mcp") is None
+        assert await auth.after_response(MCP, 403, ['Bearer error="invalid_token"'], header) is None  # no scope to gain
+        assert await auth.after_response(MCP, 200, [], header) is None and auth.runner.machine.state.step_ups == 0
