@@ -52,6 +52,8 @@ def test_rfc6750_and_rfc9728_examples_and_multiple_challenges() -> None:
     assert bearer_challenge('Bearer error_description="say \\"hi\\", then go"').params["error_description"] == 'say "hi", then go'
     assert bearer_challenge("Bearer").params == {} and bearer_challenge(None).scheme == ""
     assert bearer_challenge('Basic realm="only"').scheme == ""
+    assert bearer_challenge('Negotiate dXNlcjpwYXNz==, Bearer realm="a, b", scope="x y"').params == {"realm": "a, b", "scope": "x y"}
+    assert bearer_challenge("Newauth realm=apps, type=1, Bearer scope=files:read").scope == "files:read"
 
 
 def test_prm_urls_in_the_spec_order() -> None:

@@ -45,8 +45,10 @@ class Challenge:
 
 # RFC 7235 §2.1: challenge = auth-scheme [ 1*SP ( token68 / #auth-param ) ]; auth-param = token BWS "=" BWS ( token / quoted-string )
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
-_PARAM = re.compile(rf'\s*({_TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({_TOKEN}))\s*(?:,|$)')
+# (an unquoted value is read up to the next comma or space: servers send ``scope=files:read`` unquoted)
+_PARAM = re.compile(rf'\s*({_TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*(?:,|$)')
 _SCHEME = re.compile(rf"\s*,?\s*({_TOKEN})(?=\s|$|,)")
+_TOKEN68 = re.compile(r"\s*[A-Za-z0-9\-._~+/]+=*\s*(?:,|$)")
 
 
 def parse_www_authenticate(values: list[str] | str | None) -> list[Challenge]:
@@ -72,6 +74,9 @@ def parse_www_authenticate(values: list[str] | str | None) -> list[Challenge]:
         current = Challenge(scheme=scheme.group(1).lower(), params={})
         challenges.append(current)
         pos = scheme.end()
+        token68 = _TOKEN68.match(text, pos)
+        if token68:
+            pos = token68.end()  # e.g. ``Negotiate abc==``: not a parameter list, nothing to read
     return challenges
 
 
