@@ -13,7 +13,8 @@ httpx's pool):
   B        2025 client -> proxy -> mcp 2.3.0 server on the 2026 wire (Streamable HTTP)
            direct = a 2025 client session straight to that (dual-era) server
 Variants: direct, null (bench/null_relay.py: parse, rewrite id, forward), bridge; with --baseline DIR also
-"before" (another tree's bridge: the same run measures before and after); with --nofast also the bridge
+"before" (another tree's bridge: the same run measures before and after); with --alt NAME=DIR[,VAR=VALUE...] (repeatable)
+more trees under their own names (e.g. copies with one fast path cut off); with --nofast also the bridge
 without mcp-eras[fast] (MCP_BRIDGE_FAST=0); with --peer the
 A-stdio leg adds PyPI mcp-proxy 0.13.0 (a peer tool, no era translation; installed under .cache/).
 
@@ -309,6 +310,12 @@ def bridges(stack: ExitStack, args: argparse.Namespace, flags: list[str], client
         # ahead of any PYTHONPATH already set (e.g. the fast-libs of mcp-eras[fast]), which "before" keeps too
         path = os.pathsep.join(p for p in (args.baseline, os.environ.get("PYTHONPATH", "")) if p)
         runs.append(("before", [PY, "-m", "mcp_eras.bridge"], {"PYTHONPATH": path}, args.baseline))
+    for spec in args.alt or ():
+        name, _, rest = spec.partition("=")
+        where, *assignments = rest.split(",")
+        env = dict(a.split("=", 1) for a in assignments)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (where, os.environ.get("PYTHONPATH", "")) if p)
+        runs.append((name, [PY, "-m", "mcp_eras.bridge"], env, where))
     if args.nofast:
         runs.append(("bridge-nofast", [BRIDGE], {"MCP_BRIDGE_FAST": "0"}, None))
     runs.append(("bridge", [BRIDGE], None, None))
@@ -419,6 +426,9 @@ def main() -> None:
     parser.add_argument("--peer", action="store_true", help="add PyPI mcp-proxy 0.13.0 to the A-stdio leg")
     parser.add_argument("--baseline", metavar="DIR", help="also run the bridge of another tree as 'before': DIR holds "
                         "mcp_eras/ (with bridge/ inside) and becomes PYTHONPATH and cwd of that bridge")
+    parser.add_argument("--alt", action="append", metavar="NAME=DIR[,VAR=VALUE...]",
+                        help="also run the bridge of another tree (as --baseline) under NAME, with these environment "
+                        "variables set; repeatable: one run compares variants of a tree, e.g. with one fast path cut")
     parser.add_argument("--nofast", action="store_true", help="also run this tree's bridge with MCP_BRIDGE_FAST=0")
     parser.add_argument("--client", choices=["httpx", "lean"], default="httpx",
                         help="the load generator's HTTP client: httpx (as the SDKs) or bench/lean_client.py, whose own "

@@ -14,10 +14,12 @@ runs on uvloop. ``MCP_BRIDGE_FAST=0`` keeps the pure-Python defaults (asyncio lo
 from __future__ import annotations
 
 import asyncio
+import dis
+import importlib.metadata
 import importlib.util
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -84,3 +86,52 @@ def serving() -> None:
     gc.freeze()
     _young, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
+# --- the fast paths' hold on other libraries' internals ---------------------------------------------------------------
+# Each fast path (``front.fast_post``, ``front.sse_response``, ``upstream.lean_http``/``http_pool``) names the
+# private attributes of uvicorn, Starlette and httpx it relies on, and the versions it was tested on (pinned in
+# pyproject.toml). It checks them once, when it is set up: on another version, or when one is gone, the normal path
+# serves instead, and ``fall_back`` says so once on stderr.
+
+
+def assigned(*functions: Callable[..., Any]) -> set[str]:
+    """The attribute names these functions assign (``obj.name = ...``): what an instance holds once they ran."""
+    return {ins.argval for fn in functions for ins in dis.get_instructions(fn) if ins.opname == "STORE_ATTR"}
+
+
+def missing(owner: type, names: Iterable[str], *, set_by: Iterable[str] = ("__init__",)) -> list[str]:
+    """``owner.name`` for each name that ``owner`` neither defines nor assigns in its ``set_by`` methods (its own or a
+    base's)."""
+    functions = (vars(cls).get(method) for cls in owner.__mro__ for method in set_by)
+    held = assigned(*(f for f in functions if hasattr(f, "__code__")))
+    return [f"{owner.__name__}.{name}" for name in names if name not in held and not hasattr(owner, name)]
+
+
+def version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+def untested(dist: str, lowest: tuple[int, ...], below: tuple[int, ...]) -> str | None:
+    """Why ``dist``'s installed version is not one a fast path was tested on (``lowest`` <= v < ``below``), or None."""
+    found = version(dist)
+    numbers = tuple(int(part) if part.isdigit() else -1 for part in found.split(".")[:len(lowest)])
+    if lowest <= numbers < below:
+        return None
+    span = f">={'.'.join(map(str, lowest))},<{'.'.join(map(str, below))}"
+    return f"it was tested on {dist}{span}"
+
+
+_fallen_back: set[str] = set()
+
+
+def fall_back(what: str, dist: str, reason: str) -> None:
+    """Say once per process, on stderr, that the fast path ``what`` is off: ``dist``'s version and ``reason``."""
+    if what in _fallen_back:
+        return
+    _fallen_back.add(what)
+    print(f"mcp-bridge: warning: {what} off with {dist} {version(dist)}: {reason}; the normal path serves instead",
+          file=sys.stderr)

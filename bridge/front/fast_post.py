@@ -23,14 +23,16 @@ without httptools, or with ``MCP_BRIDGE_FAST=0``, every request takes the ASGI p
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+from http import HTTPStatus
 from itertools import chain
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response, StreamingResponse
-from uvicorn.protocols.http.h11_impl import STATUS_PHRASES
 
+from mcp_eras.bridge import _perf
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
@@ -43,11 +45,57 @@ _REFUSED_NAMES = frozenset({"transfer-encoding", "expect", "upgrade"})
 SCREENED_MAX = 256
 """Distinct (Host, Origin, Content-Type) verdicts remembered per endpoint (forgotten all at once past this)."""
 
+UVICORN_TESTED = ((0, 55), (0, 56))
+STARLETTE_TESTED = ((1, 10), (1, 11))
+"""The versions the shortcut was tested on (pyproject.toml pins the same ranges)."""
+
+PROTOCOL_NEEDS = ("_start_asgi_task", "on_message_begin", "on_headers_complete", "on_body", "on_message_complete",
+                  "url", "headers", "expect_100_continue", "parser", "limit_concurrency", "tasks", "server_state", "flow",
+                  "pipeline", "asgi_version", "server", "client", "scheme", "root_path", "app_state", "logger",
+                  "access_logger", "access_log")
+"""What the shortcut uses of uvicorn's httptools protocol (set by its ``__init__``, ``connection_made`` or
+``on_message_begin``, or defined by the class)."""
+
+CYCLE_NEEDS = ("body", "more_body", "response_started", "response_complete", "disconnected", "on_response",
+               "send_500_response", "receive", "send")
+"""What it uses of uvicorn's ``RequestResponseCycle`` (a ``FastCycle`` becomes one when an answer needs ASGI)."""
+
+
+def unsupported(parent: type[Any]) -> tuple[str, str] | None:
+    """(distribution, reason) when the shortcut cannot run on uvicorn's httptools protocol ``parent``; None if it can."""
+    for dist, (lowest, below) in (("uvicorn", UVICORN_TESTED), ("starlette", STARLETTE_TESTED)):
+        if (why := _perf.untested(dist, lowest, below)) is not None:
+            return dist, why
+    import uvicorn.server
+    from uvicorn.protocols.http.flow_control import FlowControl
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+    lacking = [*_perf.missing(parent, PROTOCOL_NEEDS, set_by=("__init__", "connection_made", "on_message_begin")),
+               *_perf.missing(RequestResponseCycle, CYCLE_NEEDS),
+               *_perf.missing(uvicorn.server.ServerState, ("total_requests", "default_headers")),
+               *_perf.missing(FlowControl, ("write_paused", "drain"))]
+    taken = set(inspect.signature(RequestResponseCycle).parameters)
+    lacking += [f"RequestResponseCycle({name}=)" for name in _CYCLE_ARGS if name not in taken]
+    # the request's header and body caches, filled by ``_request``
+    lacking += [f"{owner}.{name}" for owner, name, code in (
+        ("HTTPConnection.headers", "_headers", HTTPConnection.headers.fget.__code__),
+        ("Request.body", "_body", Request.body.__code__)) if name not in code.co_names]
+    return ("uvicorn" if not lacking[0].startswith(("HTTPConnection", "Request.")) else "starlette",
+            f"it lacks {', '.join(lacking)}") if lacking else None
+
+
+_CYCLE_ARGS = ("scope", "transport", "flow", "logger", "access_logger", "access_log", "default_headers", "message_event",
+               "expect_100_continue", "keep_alive", "on_response")
+
 
 class FastPost:
     """The shortcut for one app: its ``HttpFront`` (``front``), MCP path and guard policy."""
 
+    unsupported = staticmethod(unsupported)
+
     def __init__(self, front: Any, path: str) -> None:
+        self.cycle_type = FastCycle
+        """The request object of a request the shortcut takes (``h11_guard.Shortcut``)."""
         self.front = front
         self.path = path
         self.raw_path = path.encode("ascii")
@@ -295,7 +343,15 @@ def _json_head(defaults: list[tuple[bytes, bytes]], status: int) -> bytes | None
     return head
 
 
-STATUS_LINE = {code: b"HTTP/1.1 %d %s\r\n" % (code, phrase) for code, phrase in STATUS_PHRASES.items()}
+def _phrase(code: int) -> bytes:
+    try:
+        return HTTPStatus(code).phrase.encode()
+    except ValueError:
+        return b""
+
+
+STATUS_LINE = {code: b"HTTP/1.1 %d %s\r\n" % (code, _phrase(code)) for code in range(100, 600)}
+"""Status lines as uvicorn writes them (the reason phrase of RFC 9110 §15, empty for a code without one)."""
 
 
 def _nothing() -> None:

@@ -14,17 +14,34 @@ endpoint when its connection is lost (``disconnect_watcher``) without a task blo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcp_eras.bridge import _perf
 
-if TYPE_CHECKING:
-    from mcp_eras.bridge.front.fast_post import FastPost
-
 DEFAULT_HEADER_TIMEOUT = 10.0
+
+DEADLINE_NEEDS = ("cycle", "loop", "transport", "connection_made", "connection_lost", "on_response_complete")
+"""What the header deadline and ``watch_disconnect`` use of uvicorn's protocols (h11's and httptools'): checked by
+``header_timeout_protocol``, which refuses to build a protocol without them (the deadline has no fallback)."""
+
+
+class Shortcut(Protocol):
+    """An endpoint's shortcut as ``header_timeout_protocol`` drives it on httptools' protocol (``fast_post.FastPost``):
+    ``accepts`` a request head (its header index, or None for uvicorn's own request cycle), makes the request's
+    ``cycle_type`` object that collects its body, and ``serve``s it once the body is complete."""
+
+    cycle_type: type[Any]
+
+    def unsupported(self, parent: type[Any]) -> tuple[str, str] | None:
+        """(distribution, reason) when the shortcut cannot run on uvicorn's protocol ``parent`` here; None if it can."""
+        ...
+
+    def accepts(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None: ...
+
+    def serve(self, cycle: Any, index: dict[str, str], watch: Any) -> Awaitable[None]: ...
 
 
 def default_base() -> type[Any]:
@@ -37,14 +54,22 @@ def default_base() -> type[Any]:
 
 
 def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[Any] | None = None,
-                            fast: FastPost | None = None) -> type[Any]:
+                            fast: Shortcut | None = None) -> type[Any]:
     """``uvicorn.Config(http=header_timeout_protocol(10))``: a protocol class with that header deadline.
     Both uvicorn protocols set ``cycle`` once a request head is parsed and call ``on_response_complete``.
-    ``fast``: the MCP endpoint's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol."""
+    ``fast``: the MCP endpoint's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol when
+    ``fast.unsupported`` finds nothing against it there (else one warning, and uvicorn serves every request)."""
     parent: Any = base or default_base()
-    shortcut = fast if hasattr(parent, "_start_asgi_task") else None  # httptools' protocol only
+    lacking = _perf.missing(parent, DEADLINE_NEEDS, set_by=("__init__", "connection_made"))
+    if lacking:
+        raise RuntimeError(f"uvicorn {_perf.version('uvicorn')} lacks {', '.join(lacking)}: the request header deadline "
+                           "cannot be armed (install the uvicorn version pinned by mcp-eras)")
+    shortcut = fast if hasattr(parent, "on_header") else None  # httptools' protocol only (h11 has no such callback)
+    if shortcut is not None and (why := shortcut.unsupported(parent)) is not None:
+        _perf.fall_back("the MCP endpoint's HTTP shortcut", *why)
+        shortcut = None
     if shortcut is not None:
-        from mcp_eras.bridge.front.fast_post import FastCycle
+        FastCycle = shortcut.cycle_type
 
     class HeaderTimeoutH11(parent):  # type: ignore[misc, valid-type]
         _header_timer: asyncio.TimerHandle | None = None

@@ -19,13 +19,41 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from starlette.background import BackgroundTask
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from mcp_eras.bridge import _perf
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.sse import SSE_HEADERS
 
 Watch = Callable[[Callable[[], None]], Callable[[], None]]
+
+STARLETTE_TESTED = ((1, 10), (1, 11))
+"""The Starlette versions this response was tested on (pyproject.toml pins the same range)."""
+
+_OWN_FIELDS = frozenset({"body_iterator", "status_code", "media_type", "background", "raw_headers"})
+"""What ``SSEResponse.__init__`` sets itself on the usual SSE answer, in place of ``StreamingResponse.__init__``."""
+
+
+def check() -> bool:
+    """Whether Starlette's ``StreamingResponse`` is as this response expects it (its ``__init__`` sets nothing but
+    ``_OWN_FIELDS``; ``stream_response(send)`` sends the stream); else one warning, and Starlette's response serves
+    every stream unchanged."""
+    global WATCHED
+    why = _perf.untested("starlette", *STARLETTE_TESTED)
+    if why is None:
+        extra = _perf.assigned(StreamingResponse.__init__, Response.init_headers) - _OWN_FIELDS
+        lacking = _perf.missing(StreamingResponse, ("stream_response",))
+        if extra or lacking:
+            why = f"it lacks {', '.join(lacking)}" if lacking else f"StreamingResponse sets {', '.join(sorted(extra))}"
+    if why is not None:
+        _perf.fall_back("SSE streams without a watcher task", "starlette", why)
+    WATCHED = why is None
+    return WATCHED
+
+
+WATCHED = True
+"""Starlette's response is as expected (``check``): the usual SSE answer is made and sent by this class."""
 
 _SSE_RAW_HEADERS = StreamingResponse(iter(()), media_type="text/event-stream", headers=SSE_HEADERS).raw_headers
 """What Starlette makes of the usual SSE head, built once (the same list, copied per response)."""
@@ -37,7 +65,8 @@ class SSEResponse(StreamingResponse):
 
     def __init__(self, content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None,
                  media_type: str | None = None, background: BackgroundTask | None = None) -> None:
-        if status_code == 200 and media_type == "text/event-stream" and background is None and headers == SSE_HEADERS:
+        if status_code == 200 and media_type == "text/event-stream" and background is None and headers == SSE_HEADERS \
+                and WATCHED:
             self.body_iterator = content
             self.status_code = status_code
             self.media_type = media_type
@@ -48,7 +77,7 @@ class SSEResponse(StreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         watch = disconnect_watcher(receive) if scope["type"] == "http" and self.background is None else None
-        if watch is None or asyncio.current_task() is None:
+        if watch is None or not WATCHED or asyncio.current_task() is None:
             await super().__call__(scope, receive, send)
             return
         await self.watched(watch, self.stream_response(send))
@@ -77,3 +106,6 @@ class SSEResponse(StreamingResponse):
             aclose = getattr(self.body_iterator, "aclose", None)
             if aclose is not None:
                 await aclose()  # the body's own clean-up runs now, not when it is collected
+
+
+check()

@@ -20,13 +20,17 @@ Everything else is httpx's: request/response conversion, timeouts, error mapping
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpcore
 import httpx
-from httpx._utils import get_environment_proxies
+
+from mcp_eras.bridge import _perf
+
+_environment_proxies = getattr(importlib.import_module("httpx._utils"), "get_environment_proxies", None)
 
 IDEMPOTENT = "mcp_eras.idempotent"
 """Request extension: True when repeating the request has no further effect (a retry is safe)."""
@@ -65,10 +69,17 @@ class KeepAlivePool:
         self._busy: set[httpcore.AsyncHTTPConnection] = set()
         self.retries = 0
         """Requests sent again after a stale keep-alive connection failed them (for tests and metrics)."""
-        from mcp_eras.bridge.upstream.lean_http import LeanPool  # (lean_http imports this module)
+        self.lean: Any = None
+        """Connections of the plain HTTP/1.1 path for JSON-RPC POSTs (``lean_http.post``), with the same expiry and
+        idle cap: made by ``lean_http.lean_pool`` on first use, closed with this pool."""
 
-        self.lean = LeanPool(keepalive_expiry, max_idle)
-        """Connections of the plain HTTP/1.1 path for JSON-RPC POSTs (``lean_http.post``)."""
+    @property
+    def keepalive_expiry(self) -> float | None:
+        return self._expiry
+
+    @property
+    def max_idle(self) -> int:
+        return self._max_idle
 
     @property
     def connections(self) -> int:
@@ -130,7 +141,8 @@ class KeepAlivePool:
             await stack.pop(0).conn.aclose()
 
     async def aclose(self) -> None:
-        self.lean.close()
+        if self.lean is not None:
+            self.lean.close()
         conns = [idle.conn for stack in self._idle.values() for idle in stack] + list(self._busy)
         self._idle.clear()
         self._busy.clear()
@@ -202,13 +214,39 @@ class _Cookies(httpx.Cookies):
             super().extract_cookies(response)
 
 
+HTTPX_TESTED = ((0, 29), (0, 30))
+HTTPCORE_TESTED = ((1, 0, 9), (1, 1))
+"""The versions this pool and ``lean_http`` were tested on (pyproject.toml pins the same ranges)."""
+
+
+def unsupported() -> tuple[str, str] | None:
+    """(distribution, reason) when this pool (and with it ``lean_http``) cannot run on the installed httpx and
+    httpcore: a version it was not tested on, or a private attribute it uses gone. None if it can."""
+    for dist, (lowest, below) in (("httpx", HTTPX_TESTED), ("httpcore", HTTPCORE_TESTED)):
+        if (why := _perf.untested(dist, lowest, below)) is not None:
+            return dist, why
+    lacking = [*_perf.missing(httpx.AsyncClient, ("_transport", "_cookies")),
+               *_perf.missing(httpx.AsyncHTTPTransport, ("_pool",)),
+               *([] if _environment_proxies is not None else ["httpx._utils.get_environment_proxies"])]
+    if lacking:
+        return "httpx", f"it lacks {', '.join(lacking)}"
+    lacking = [*_perf.missing(httpcore.AsyncConnectionPool, ("_ssl_context",)),
+               *_perf.missing(httpcore.AsyncHTTPConnection, ("_origin", "is_idle", "has_expired", "handle_async_request"))]
+    return ("httpcore", f"it lacks {', '.join(lacking)}") if lacking else None
+
+
 def upstream_client(timeout: httpx.Timeout, keepalive_expiry: float | None, max_idle: int = 256) -> httpx.AsyncClient:
     """The AsyncClient of an HTTP upstream. When the environment names a proxy (HTTP_PROXY and friends),
-    httpx's own transports keep serving it as before (this pool speaks to origins directly)."""
-    if any(get_environment_proxies().values()):
+    httpx's own transports keep serving it as before (this pool speaks to origins directly); so they do, after one
+    warning, on an httpx or httpcore this pool was not tested on (``unsupported``)."""
+    why = unsupported()
+    if why is not None:
+        _perf.fall_back("the upstream keep-alive pool and lean HTTP/1.1 client", *why)
+    if why is not None or any(_environment_proxies().values()):  # type: ignore[misc]
         client = httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(
             max_connections=None, max_keepalive_connections=max_idle, keepalive_expiry=keepalive_expiry))
     else:
         client = httpx.AsyncClient(timeout=timeout, transport=KeepAliveTransport(keepalive_expiry=keepalive_expiry, max_idle=max_idle))
-    client._cookies = _Cookies()  # the ``cookies`` setter would copy into a plain httpx.Cookies
+    if why is None:
+        client._cookies = _Cookies()  # the ``cookies`` setter would copy into a plain httpx.Cookies
     return client

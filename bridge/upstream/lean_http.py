@@ -32,15 +32,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from mcp_eras.bridge.translate import http1
+from mcp_eras.bridge.translate.http1 import MAX_HEAD, HeadCache, framing
 from mcp_eras.bridge.upstream.http_pool import IDEMPOTENT, KeepAliveTransport
-from mcp_eras.bridge.upstream.lean_wire import (
-    MAX_BODY,
-    MAX_HEAD,
-    BodyTooLarge,
-    HeadCache,
-    HeadTooLarge,
-    framing,
-)
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "BodyTooLarge", "HeadTooLarge", "LeanPool", "LeanResponse", "begin", "lean_pool", "post"]
 
@@ -51,7 +45,23 @@ _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})
 """Caller header names this client sets itself."""
 
 HEADS = HeadCache()
-"""Response heads parsed lately (``lean_wire.HeadCache``: at most 32 of up to 1 KiB each)."""
+"""Response heads parsed lately (``translate.http1.HeadCache``: at most 32 of up to 1 KiB each)."""
+
+MAX_BODY = 16 * 1024 * 1024
+"""Largest body ``aread`` collects: as large as one stdio frame (``--max-line-bytes``)."""
+
+
+class HeadTooLarge(httpx.RemoteProtocolError):
+    """The response head (or the chunked trailers) ran past ``MAX_HEAD`` bytes."""
+
+
+class BodyTooLarge(httpx.RemoteProtocolError):
+    """A body read whole (``aread``) ran past its limit."""
+
+
+def _broken_wire(exc: http1.ProtocolError) -> httpx.RemoteProtocolError:
+    """The parser's verdict as the httpx error the upstreams handle."""
+    return (HeadTooLarge if isinstance(exc, http1.HeadTooLarge) else httpx.RemoteProtocolError)(str(exc))
 
 
 class _Conn(asyncio.Protocol):
@@ -165,7 +175,10 @@ class _Conn(asyncio.Protocol):
                 raise HeadTooLarge(f"upstream response head over {MAX_HEAD} bytes")
             raw = bytes(buf[:end])
             del buf[:end + 4]
-            status, keep_alive, headers, cookies = HEADS.parse(raw)
+            try:
+                status, keep_alive, headers, cookies = HEADS.parse(raw)
+            except http1.ProtocolError as exc:
+                raise _broken_wire(exc) from None
             if status >= 200:
                 return status, keep_alive, headers, cookies
 
@@ -311,8 +324,15 @@ class LeanPool:
 
 
 def lean_pool(client: httpx.AsyncClient) -> LeanPool | None:
+    """The lean path's connections of an upstream client (``http_pool.upstream_client``), made on first use; None for
+    any other client."""
     transport = getattr(client, "_transport", None)
-    return transport.pool.lean if isinstance(transport, KeepAliveTransport) else None
+    if not isinstance(transport, KeepAliveTransport):
+        return None
+    pool = transport.pool
+    if pool.lean is None:
+        pool.lean = LeanPool(pool.keepalive_expiry, pool.max_idle)
+    return pool.lean  # type: ignore[no-any-return]
 
 
 class LeanResponse:
@@ -324,7 +344,10 @@ class LeanResponse:
         self.status_code = status
         self.headers = headers
         self._conn = conn
-        self._chunks, self._left = framing(status, headers)
+        try:
+            self._chunks, self._left = framing(status, headers)
+        except http1.ProtocolError as exc:
+            raise _broken_wire(exc) from None
         self.complete = self._chunks is None and self._left == 0
         self.reusable = keep_alive
 
@@ -332,7 +355,10 @@ class LeanResponse:
         """What the buffer holds of the body (b"" when it holds none); marks the end of the body."""
         buf = self._conn.buf
         if self._chunks is not None:
-            data = self._chunks.feed(buf)
+            try:
+                data = self._chunks.feed(buf)
+            except http1.ProtocolError as exc:
+                raise _broken_wire(exc) from None
             self.complete = self._chunks.done
             return data
         left = self._left

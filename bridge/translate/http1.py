@@ -1,7 +1,8 @@
-"""HTTP/1.1 response parsing for ``lean_http`` (sans-I/O): the head, the body's framing, chunked decoding.
+"""HTTP/1.1 response parsing (sans-I/O): the head, the body's framing, chunked decoding.
 
 RFC 9112: §4 status line, §5 field lines (obsolete line folding refused), §6.3 message body length,
-§7.1 chunked transfer coding. Every part has a size cap with a named error (httpx's
+§7.1 chunked transfer coding. Every part has a size cap with a named error (``ProtocolError`` and its
+``HeadTooLarge``; the upstream client, ``bridge.upstream.lean_http``, raises them as httpx's
 ``RemoteProtocolError``, which the upstreams already treat as a broken answer).
 """
 
@@ -9,24 +10,19 @@ from __future__ import annotations
 
 import re
 
-import httpx
-
 MAX_HEAD = 64 * 1024
 """Largest response head accepted (status line + headers), and largest block of chunked trailers."""
-
-MAX_BODY = 16 * 1024 * 1024
-"""Largest body ``aread`` collects: as large as one stdio frame (``--max-line-bytes``)."""
 
 MAX_CHUNK_LINE = 4096
 """Longest chunk-size line (size and chunk extensions)."""
 
 
-class HeadTooLarge(httpx.RemoteProtocolError):
+class ProtocolError(ValueError):
+    """A response that breaks HTTP/1.1's syntax or framing (RFC 9112)."""
+
+
+class HeadTooLarge(ProtocolError):
     """The response head (or the chunked trailers) ran past ``MAX_HEAD`` bytes."""
-
-
-class BodyTooLarge(httpx.RemoteProtocolError):
-    """A body read whole (``aread``) ran past its limit."""
 
 
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,15}")
@@ -46,13 +42,13 @@ def parse_head(raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
     code = rest[:3]
     if (version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not (code.isascii() and code.isdigit())
             or rest[3:4] not in ("", " ")):
-        raise httpx.RemoteProtocolError(f"malformed status line from upstream: {status_line[:80]!r}")
+        raise ProtocolError(f"malformed status line from upstream: {status_line[:80]!r}")
     headers: dict[str, str] = {}
     cookies: list[str] = []
     for line in lines:
         name, sep, value = line.partition(":")
         if not sep or not name or line[0] in " \t":
-            raise httpx.RemoteProtocolError("malformed header line from upstream")
+            raise ProtocolError("malformed header line from upstream")
         name = name.strip().lower()
         value = value.strip()
         if name in headers:
@@ -61,6 +57,9 @@ def parse_head(raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
             headers[name] = value
         if name == "set-cookie":
             cookies.append(value)
+    length = headers.get("content-length")
+    if length is not None and "," in length and len(values := {v.strip() for v in length.split(",")}) == 1:
+        headers["content-length"] = values.pop()  # identical repeated lengths are one (RFC 9110 §8.6)
     connection = headers.get("connection", "").lower()
     keep_alive = "close" not in connection and (version == "HTTP/1.1" or "keep-alive" in connection)
     return int(code), keep_alive, headers, cookies
@@ -105,7 +104,7 @@ def framing(status: int, headers: dict[str, str]) -> tuple[Dechunker | None, int
         values = {v.strip() for v in length.split(",")}  # repeated identical fields are one length
         length = values.pop() if len(values) == 1 else ""
         if not (length.isascii() and length.isdigit()):
-            raise httpx.RemoteProtocolError("invalid Content-Length from upstream")
+            raise ProtocolError("invalid Content-Length from upstream")
     return None, int(length)
 
 
@@ -163,14 +162,14 @@ class Dechunker:
                 if len(buf) < 2:
                     break
                 if buf[0] != 13 or buf[1] != 10:
-                    raise httpx.RemoteProtocolError("malformed chunk end from upstream")
+                    raise ProtocolError("malformed chunk end from upstream")
                 del buf[:2]
                 self._state = _SIZE
                 continue
             end = buf.find(b"\r\n")
             if end < 0:
                 if state == _SIZE and len(buf) > MAX_CHUNK_LINE:
-                    raise httpx.RemoteProtocolError("chunk size line from upstream too long")
+                    raise ProtocolError("chunk size line from upstream too long")
                 if state == _TRAILERS and self._trailer_bytes + len(buf) > MAX_HEAD:
                     raise HeadTooLarge(f"upstream chunked trailers over {MAX_HEAD} bytes")
                 break
@@ -183,10 +182,10 @@ class Dechunker:
                 self.done = not line
                 continue
             if end > MAX_CHUNK_LINE:
-                raise httpx.RemoteProtocolError("chunk size line from upstream too long")
+                raise ProtocolError("chunk size line from upstream too long")
             size = line.split(b";", 1)[0].strip(b" \t")
             if not _HEX.fullmatch(size):
-                raise httpx.RemoteProtocolError("malformed chunk size from upstream")
+                raise ProtocolError("malformed chunk size from upstream")
             self._left = int(size, 16)
             self._state = _DATA if self._left else _TRAILERS
         return b""

@@ -1,18 +1,18 @@
-"""bridge.upstream.lean_wire: the HTTP/1.1 response head, body framing and chunked decoding of the lean
+"""bridge.translate.http1: the HTTP/1.1 response head, body framing and chunked decoding of the lean
 upstream client (RFC 9112 §4-§7), fed the way a socket delivers bytes: whole, split at every boundary, byte
 by byte."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from mcp_eras.bridge.upstream.lean_wire import (
+from mcp_eras.bridge.translate.http1 import (
     MAX_CHUNK_LINE,
     MAX_HEAD,
     Dechunker,
     HeadCache,
     HeadTooLarge,
+    ProtocolError,
     framing,
     parse_head,
 )
@@ -58,21 +58,21 @@ def test_chunked_data_comes_out_before_its_chunk_is_complete() -> None:
 
 @pytest.mark.parametrize("size", [b"0x5", b"+5", b"-5", b"zz", b"", b"1_0", b"1234567890abcdef0"])
 def test_malformed_chunk_sizes_are_refused(size: bytes) -> None:
-    with pytest.raises(httpx.RemoteProtocolError, match="chunk size"):
+    with pytest.raises(ProtocolError, match="chunk size"):
         Dechunker().feed(bytearray(size + b"\r\nhello\r\n"))
 
 
 def test_a_chunk_not_ended_by_crlf_is_refused() -> None:
     decoder, buf = Dechunker(), bytearray(b"5\r\nhelloXY0\r\n\r\n")
     assert decoder.feed(buf) == b"hello"
-    with pytest.raises(httpx.RemoteProtocolError, match="chunk end"):
+    with pytest.raises(ProtocolError, match="chunk end"):
         decoder.feed(buf)
 
 
 def test_a_chunk_size_line_without_end_is_capped() -> None:
     decoder = Dechunker()
     assert decoder.feed(bytearray(b"5" + b" " * (MAX_CHUNK_LINE - 10))) == b""  # may still end
-    with pytest.raises(httpx.RemoteProtocolError, match="too long"):
+    with pytest.raises(ProtocolError, match="too long"):
         decoder.feed(bytearray(b"5" + b" " * MAX_CHUNK_LINE))
 
 
@@ -102,7 +102,7 @@ def test_the_head_cache_answers_as_parse_head_with_a_copy_each_time_and_stays_bo
     first[2]["content-type"] = "changed by a caller"
     first[3].append("b=2")
     assert cache.parse(raw) == parse_head(raw)  # what a caller does to its copy is not remembered
-    with pytest.raises(httpx.RemoteProtocolError, match="malformed"):
+    with pytest.raises(ProtocolError, match="malformed"):
         cache.parse(b"HTTP/1.1 200 OK\r\n folded")
     for n in range(5):  # distinct heads (a new Date each second): the oldest go
         cache.parse(b"HTTP/1.1 200 OK\r\nDate: %d" % n)
@@ -127,7 +127,7 @@ def test_keep_alive(raw: bytes, keep_alive: bool) -> None:
     b"HTTP/1.1 200 OK\r\nno colon here", b"HTTP/1.1 200 OK\r\n: no name", b"HTTP/1.1 200 OK\r\nX-A: 1\r\n folded",
 ])
 def test_malformed_heads_are_refused(raw: bytes) -> None:
-    with pytest.raises(httpx.RemoteProtocolError, match="malformed"):
+    with pytest.raises(ProtocolError, match="malformed"):
         parse_head(raw)
 
 
@@ -149,5 +149,5 @@ def test_framing(status: int, headers: dict[str, str], expected: tuple[str, int 
 
 @pytest.mark.parametrize("length", ["12, 13", "-1", "1e3", "", "١٢"])
 def test_invalid_content_length_is_refused(length: str) -> None:
-    with pytest.raises(httpx.RemoteProtocolError, match="Content-Length"):
+    with pytest.raises(ProtocolError, match="Content-Length"):
         framing(200, {"content-length": length})
