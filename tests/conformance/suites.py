@@ -80,3 +80,60 @@ SUITE_2025 = SHARED | INPUT_REQUESTS_2025 | {
 }
 
 assert len(SUITE_2026) == 40 and len(SUITE_2025) == 33
+
+
+# --- client mode (`conformance client --spec-version <rev>`), extension scenarios left out -----------------
+# The harness's mock server speaks the revision; the client under test is tests/conformance/client_driver.py
+# of the other era, through the bridge.
+
+CLIENT_AUTH_SHARED = frozenset({
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+})
+
+CLIENT_CORE_2025 = frozenset({
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "json-schema-2020-12-preservation",
+})
+CLIENT_AUTH_2025 = CLIENT_AUTH_SHARED
+
+CLIENT_CORE_2026 = frozenset({
+    "tools_call",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
+})
+CLIENT_AUTH_2026 = CLIENT_AUTH_SHARED | {
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+}
+
+assert (len(CLIENT_CORE_2025), len(CLIENT_AUTH_2025), len(CLIENT_CORE_2026), len(CLIENT_AUTH_2026)) == (5, 14, 8, 25)
