@@ -1,10 +1,11 @@
 """Sealed ``requestState`` tokens (MRTR, direction A), pure: HMAC sealing with the time passed in.
 
 2026-07-28 basic/patterns/mrtr.mdx §Request State: the client echoes ``requestState`` verbatim on its retry, and
-an invalid one is answered -32602. The bridge keeps a parked upstream call and seals a token naming it. A token is ``base64url(payload) "." base64url(HMAC-SHA256(key, payload))`` (RFC 4648 §5,
-RFC 2104). The payload names the parked call, the bridge instance holding it, the caller's principal, the request
-it belongs to (method + digest of its salient params), the round and an expiry. Integrity, expiry and binding are
-checked here; single use is enforced by the pool (a parked call is taken once per round).
+an invalid one is answered -32602. The bridge keeps a parked upstream call and seals a token naming it. A token is
+``base64url(payload) "." base64url(HMAC-SHA256(key, payload))`` (RFC 4648 §5, RFC 2104). The payload names the
+parked call, the bridge instance holding it, the caller's principal, the request it belongs to (method + digest of
+its salient params), the round and an expiry. Integrity, expiry and binding are checked here; single use is
+enforced by the pool (a parked call is taken once per round).
 """
 
 from __future__ import annotations
