@@ -131,6 +131,16 @@ def test_endless_step_up_and_bad_entropy() -> None:
     assert isinstance(short[0], Fail) and short[0].error == "bad_config"
 
 
+def test_a_refresh_asked_for_after_a_401_refresh_never_opens_the_browser() -> None:
+    world, machine = standard_world(), new()
+    drive(machine, unauthorized(), world)
+    drive(machine, unauthorized(), world)  # 401 -> rediscovery -> refresh
+    world.routes[TOKEN] = (400, {"error": "invalid_grant"})
+    browsed = len(world.browsed)
+    result = drive(machine, RefreshNow(5000.0), world)
+    assert isinstance(result, Fail) and result.error == "refresh_failed" and len(world.browsed) == browsed
+
+
 def test_refresh_failures_store_nothing() -> None:
     world, machine = standard_world(), new()
     assert drive(machine, RefreshNow(1.0), world).error == "refresh_failed"  # type: ignore[union-attr]  # nothing to refresh

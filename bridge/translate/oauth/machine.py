@@ -130,6 +130,7 @@ class SignIn:
         s.code_verifier, _ = pkce_pair(event.entropy[:32])
         s.state = b64url(event.entropy[32:48])
         s.challenge_status = event.status
+        s.refresh_first = event.status == 401 and bool((s.tokens or {}).get("refresh_token"))
         if event.status == 403:
             if challenge.error not in (None, "insufficient_scope") or not (challenge.error or challenge.scope):
                 raise _Failed("forbidden", challenge.error or "403 without a scope challenge")
@@ -145,7 +146,6 @@ class SignIn:
         else:
             s.challenge_scope = challenge.scope
             s.requested_scope = None
-        s.refresh_first = event.status == 401 and bool((s.tokens or {}).get("refresh_token"))
         s.prm = s.asm = None
         s.legacy = False
         s.prm_candidates = prm_urls(s.server_url, challenge.resource_metadata)
@@ -388,6 +388,7 @@ class SignIn:
         tokens = s.tokens or {}
         if not tokens.get("refresh_token") or not tokens.get("token_endpoint") or not tokens.get("client"):
             raise _Failed("refresh_failed", "no refresh token")
+        s.refresh_first = False  # a refresh asked for on its own never falls back to the browser
         return [self._refresh_request(tokens)]
 
     def _refresh_request(self, tokens: dict[str, Any]) -> HttpRequest:
