@@ -55,11 +55,11 @@ def resolve(defaults: Defaults, overrides: dict[str, Any] | None = None) -> Flee
     if not text:
         raise ConfigError("[bridge] state_store redis://... needs state_key (or --state-key / MCP_BRIDGE_STATE_KEY) "
                           "shared by every instance")
-    from mcp_eras.bridge.cli import _state_key
+    from mcp_eras.bridge.cli_values import state_key
     from mcp_eras.bridge.clikit import CliError
 
     try:
-        key = _state_key(text)
+        key = state_key(text)
     except CliError as exc:
         raise ConfigError(f"[bridge] state_key: {exc}") from None
     assert key is not None

@@ -9,19 +9,43 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import deque
+from collections.abc import Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from mcp_eras.bridge.fleet import dashboard, guard
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.fleet.serve import Router
+from mcp_eras.bridge.fleet.history import EraHistory
+from mcp_eras.bridge.fleet.metrics import Metrics
 
 DIVERGENCES_SHOWN = 5
 DIVERGENCES_DEFAULT = 50
+
+
+class Router(Protocol):
+    """What these routes read and change of the running fleet (``fleet.serve.Router`` is the one), declared here
+    so that this module needs nothing from the module that serves it."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def loaded_at(self) -> float | None: ...
+    @property
+    def admin_token(self) -> str | None: ...
+    @property
+    def entries(self) -> Mapping[str, Any]: ...
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def history(self) -> EraHistory: ...
+    @property
+    def divergences(self) -> deque[Any]: ...
+    def allowed_origins(self) -> list[str]: ...
+    def log_event(self, msg: str, *args: Any, extra: dict[str, Any]) -> None: ...
 
 
 def status_schema() -> dict[str, Any]:
