@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from mcp_eras.bridge.translate.eras import MODERN, Era
 from mcp_eras.bridge.translate.jsonrpc import Message
@@ -72,13 +73,51 @@ class UpstreamError(Exception):
     """The upstream could not be reached or died; becomes -32603 to the caller."""
 
 
+class SessionRecord(Protocol):
+    """What a layer reads of a 2025 session's pool record."""
+
+    sid: str
+    principal: str | None
+
+
+class LegacySessionView(Protocol):
+    """What a layer reads of one session of a 2025 upstream (``Upstream.live``): its state and what the server
+    declared in its ``initialize`` answer (2025-11-25 basic/lifecycle.mdx §Initialization)."""
+
+    rec: SessionRecord
+    state: str
+    server_caps: dict[str, Any]
+    init_result: Message
+
+
+TransportFactory = Callable[[CallContext], Any]
+"""A 2025 upstream's transports: one new transport (``mcp_eras.bridge.upstream.legacy_transport``) per session."""
+
+_NO_SESSIONS: Mapping[str, LegacySessionView] = MappingProxyType({})
+
+
 class Upstream(ABC):
-    """An MCP server of some era, seen through the canonical 2026-07-28 interface."""
+    """An MCP server of some era, seen through the canonical 2026-07-28 interface.
+
+    Upstreams stack: a *layer* (``wraps``) serves through the upstream under it, ``inner``; a *real* upstream talks to
+    a server and has no ``inner``. What a layer may need of the others is declared here, with the answer of an upstream
+    that lacks it (None, empty, False), so a layer reads it directly instead of probing for it: ``layers(up)`` walks
+    the stack, ``find(up, Kind)`` names the layer of a kind, ``served_by(up)`` the real upstream at the bottom."""
 
     era: Era
-    answers_refusals = False
+    inner: Upstream | None = None
+    """The upstream this one serves through: None for a real upstream, and for an auto-probing one until its probe has
+    chosen the real upstream."""
+    wraps: ClassVar[bool] = False
+    """Whether this upstream serves through ``inner`` (a layer, or an auto-probing upstream): then a None ``inner``
+    means the real upstream is not known yet."""
+    answers_refusals: ClassVar[bool] = False
     """Whether ``call`` itself answers a refusal (``FrameError``) or an unreachable upstream (``UpstreamError``) as the
     caller's error response, never raising them (a wrapper then need not catch them again)."""
+    transport_factory: TransportFactory | None = None
+    """A 2025 upstream's transports (its task sessions open through them too); None for any other upstream."""
+    live: Mapping[str, LegacySessionView] = _NO_SESSIONS
+    """A 2025 upstream's open sessions by session id; empty for any other upstream."""
 
     @abstractmethod
     async def start(self) -> None:
@@ -103,7 +142,41 @@ class Upstream(ABC):
     async def roots_changed(self, ctx: CallContext) -> None:
         """A 2025 client of identity ``ctx.identity`` said its roots changed (2025-11-25 client/roots.mdx §Root List
         Changes). 2026-07-28 has no such notification (a 2026 server asks for roots with ``input_required`` each time
-        it needs them), so only a 2025 upstream acts on it; a wrapper passes it to what it wraps."""
-        for inner in (getattr(self, "inner", None), getattr(self, "delegate", None), getattr(self, "primary", None)):
-            if isinstance(inner, Upstream):
-                await inner.roots_changed(ctx)
+        it needs them), so only a 2025 upstream acts on it; a layer passes it to what it wraps."""
+        if self.inner is not None:
+            await self.inner.roots_changed(ctx)
+
+
+MAX_LAYERS = 32
+"""Deeper stacks are not built (the deepest, a scaled-out fleet server's, has six); a walk stops there."""
+
+U = TypeVar("U", bound=Upstream)
+
+
+def layers(up: Upstream) -> Iterator[Upstream]:
+    """``up`` and every upstream under it, outermost first."""
+    current: Upstream | None = up
+    for _ in range(MAX_LAYERS):
+        if current is None:
+            return
+        yield current
+        current = current.inner
+
+
+def find(up: Upstream, kind: type[U]) -> U | None:
+    """The outermost upstream of type ``kind`` in ``up``'s stack, or None."""
+    for layer in layers(up):
+        if isinstance(layer, kind):
+            return layer
+    return None
+
+
+def served_by(up: Upstream) -> Upstream | None:
+    """The real upstream at the bottom of ``up``'s stack; None while a layer does not know it yet (an auto-probing
+    upstream before its probe, a fleet server before its first start)."""
+    current: Upstream | None = up
+    for _ in range(MAX_LAYERS):
+        if current is None or not current.wraps:
+            return current
+        current = current.inner
+    return None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.core import CallContext, Upstream, served_by
 from mcp_eras.bridge.fleet import canon
 from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.upstream.factory import (
@@ -145,12 +145,11 @@ def summarize(servers: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def _legacy_init(up: Upstream) -> dict[str, Any]:
-    """The InitializeResult a legacy delegate got (AutoUpstream or LegacyUpstream)."""
-    inner = getattr(up, "delegate", None) or up
-    for group in getattr(inner, "sessions", {}).values():
-        for session in group:
-            if getattr(session, "init_result", None):
-                return dict(session.init_result)
+    """The InitializeResult a 2025 upstream's first initialized session got (``up`` or the upstream it chose)."""
+    real = served_by(up)
+    for session in real.live.values() if real is not None else ():
+        if session.init_result:
+            return dict(session.init_result)
     return {}
 
 

@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from starlette.applications import Starlette
@@ -58,6 +58,11 @@ from mcp_eras.bridge.layers.observe import cluster_metrics, fleet_health_status,
 from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
+if TYPE_CHECKING:
+    from mcp_eras.bridge.front.legacy_http import LegacyHttpFront
+    from mcp_eras.bridge.layers.cluster import ClusterUpstream
+    from mcp_eras.bridge.scaleout.sessions import ClusterLegacyFront
+
 log = logging.getLogger("mcp_bridge.fleet")
 
 
@@ -79,9 +84,14 @@ class Entry:
     upstream: ManagedUpstream
     staged: stage.StagedUpstream
     legacy: LegacyFrontProtocol | None
+    """What the front hands 2025 clients to: ``own_legacy``, or scaled out ``relay``."""
     started: asyncio.Task[None] | None = None
-    cluster: Any = None
+    cluster: ClusterUpstream | None = None
     """Scaled out (``[bridge] state_store``): the ``ClusterUpstream`` the front calls."""
+    own_legacy: LegacyHttpFront | None = None
+    """The server's 2025 front (None when the server serves 2026 clients only)."""
+    relay: ClusterLegacyFront | None = None
+    """Scaled out: ``own_legacy`` over the shared store (sessions relayed to, or adopted from, other instances)."""
 
 
 class Router:
@@ -123,21 +133,18 @@ class Router:
         staged.configure(stage.StageConfig.of(server))
         legacy = self._legacy_cls(staged, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
         if self.scale is None:
-            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, staged, legacy), upstream, staged, legacy)
-        from mcp_eras.bridge.scaleout.tasks import attach, find_tasks
+            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, staged, legacy), upstream, staged, legacy,
+                         own_legacy=legacy)
+        from mcp_eras.bridge.scaleout.tasks import attach_found
         from mcp_eras.bridge.scaleout.wiring import scale_out
 
-        cluster, legacy, _routes = scale_out(staged, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
-
-        def attach_tasks(delegate: Any) -> None:  # each upstream generation's task records go to the shared store
-            found = find_tasks(delegate)
-            if found is not None:
-                attach(found, cluster)
-
-        upstream.on_delegate = attach_tasks
-        front = HttpFront(settings, cluster, legacy)
+        cluster, relay, _routes = scale_out(staged, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
+        # each upstream generation's task records go to the shared store
+        upstream.on_delegate = functools.partial(attach_found, cluster=cluster)
+        front = HttpFront(settings, cluster, relay)
         front.param_headers = cluster.param_headers
-        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, legacy, cluster=cluster)
+        return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, relay, cluster=cluster,
+                     own_legacy=legacy, relay=relay)
 
     def _peer(self, name: str) -> ManagedUpstream | None:
         """Another server's upstream, for a shadow or canary (None when it is not configured now)."""
@@ -193,8 +200,8 @@ class Router:
                     current.upstream.drain_timeout = cfg.bridge.drain_timeout
                     current.upstream.replace(target, settings)
                     current.front.settings = settings
-                    for front in (current.legacy, getattr(current.legacy, "inner", None)):
-                        if front is not None and hasattr(front, "settings"):
+                    for front in (current.own_legacy, current.relay):
+                        if front is not None:
                             front.settings = settings
                     current.fingerprint = fp
                     changes["replaced"].append(name)
@@ -336,9 +343,8 @@ class Router:
             return Response(status_code=404)
         if kind == "forward" and request.method == "POST":
             return await entry.cluster.serve_forward(request)
-        relay = getattr(entry.legacy, "serve_relay", None)
-        if kind == "session" and relay is not None:
-            return await relay(request)
+        if kind == "session" and entry.relay is not None:
+            return await entry.relay.serve_relay(request)
         return Response(status_code=404)
 
     async def server_health(self, request: Request) -> Response:

@@ -33,6 +33,7 @@ from mcp_eras.bridge.scaleout.tool_headers import SharedParamHeaders
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.store.base import Store, StoreError
 from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.errors import BAD_REQUEST_STATUS, CONTENT_TOO_LARGE_STATUS, FORBIDDEN_STATUS, OK_STATUS
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
 
 log = logging.getLogger("mcp_bridge.cluster")
@@ -64,8 +65,10 @@ class ClusterUpstream(Upstream):
     """Wraps this instance's upstream: local calls pass through; a retry sealed by another instance is
     forwarded to it. Registers and heartbeats this instance while started."""
 
+    wraps = True
+
     def __init__(self, inner: Upstream, settings: Settings, store: Store, advertise_url: str) -> None:
-        self.inner = inner
+        self.inner: Upstream = inner
         self.era = inner.era
         self.settings = settings
         self.store = store
@@ -242,7 +245,7 @@ class ClusterUpstream(Upstream):
         try:
             async with self.http().stream("POST", record["url"] + FORWARD_PATH, content=body,
                                          headers={AUTH_HEADER: _sign(self._key, body), "content-type": "application/json"}) as resp:
-                if resp.status_code != 200:
+                if resp.status_code != OK_STATUS:
                     self.forwarded["lost"] += 1
                     return f"bridge instance {owner} refused the forward ({resp.status_code})"
                 async for line in resp.aiter_lines():
@@ -262,18 +265,18 @@ class ClusterUpstream(Upstream):
     async def serve_forward(self, request: Request) -> Response:
         body = await request.body()
         if len(body) > self.settings.max_body_bytes + 65536:
-            return Response(status_code=413)
+            return Response(status_code=CONTENT_TOO_LARGE_STATUS)
         if not hmac.compare_digest(request.headers.get(AUTH_HEADER, ""), _sign(self._key, body)):
-            return Response(status_code=403)
+            return Response(status_code=FORBIDDEN_STATUS)
         try:
             data = orjson.loads(body)
             msg, at_ms = data["request"], int(data["at_ms"])
             ctx = CallContext(principal=data.get("principal"), authorization=data.get("authorization"),
                               trace=dict(data.get("trace") or {}), client_era=data.get("client_era") or eras.MODERN)
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            return Response(status_code=400)
+            return Response(status_code=BAD_REQUEST_STATUS)
         if abs(time.time() * 1000 - at_ms) > FORWARD_SKEW_MS or not isinstance(msg, dict):
-            return Response(status_code=400)
+            return Response(status_code=BAD_REQUEST_STATUS)
         self.forwarded["in"] += 1
         return StreamingResponse(self._run_forwarded(msg, ctx), media_type="application/x-ndjson")
 

@@ -30,6 +30,7 @@ from mcp_eras.bridge.layers.tasks import with_tasks
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
+from mcp_eras.bridge.upstream.modern import ModernStdioUpstream
 
 log = logging.getLogger("mcp_bridge.fleet")
 
@@ -118,6 +119,8 @@ class Slot:
 
 
 class ManagedUpstream(Upstream):
+    wraps = True
+
     def __init__(self, name: str, target: Target, settings: Settings, metrics: Metrics,
                  drain_timeout: float = 60.0, prober: Prober = probe) -> None:
         self.name = name
@@ -148,9 +151,10 @@ class ManagedUpstream(Upstream):
     def settings(self) -> Settings:
         return self.slot.settings
 
-    async def roots_changed(self, ctx: CallContext) -> None:
-        if self.slot.upstream is not None:
-            await self.slot.upstream.roots_changed(ctx)
+    @property  # type: ignore[override]
+    def inner(self) -> Upstream | None:  # type: ignore[override]
+        """The current generation's upstream once it is built (None before: its era may not be known yet)."""
+        return self.slot.upstream
 
     def _new_slot(self, target: Target, settings: Settings) -> Slot:
         self._generations += 1
@@ -424,9 +428,8 @@ class ManagedUpstream(Upstream):
 def _restrict_env(up: Upstream, target: Target) -> None:
     """The factory's modern stdio upstream inherits the bridge's whole environment; honour
     ``env_passthrough`` (``inherit_env=False``) the way the legacy stdio transport does."""
-    process = getattr(up, "process", None)
-    if target.command and not target.inherit_env and process is not None and hasattr(process, "env"):
-        process.env = {"PATH": os.environ.get("PATH", "")} | dict(target.env)
+    if target.command and not target.inherit_env and isinstance(up, ModernStdioUpstream):
+        up.process.env = {"PATH": os.environ.get("PATH", "")} | dict(target.env)
 
 
 def _inner_status(up: Upstream) -> dict[str, Any]:

@@ -149,7 +149,9 @@ class Stage:
 class StagedUpstream(Upstream):
     """The server's upstream as the fronts see it: the ``ManagedUpstream`` itself when nothing is staged."""
 
-    def __init__(self, name: str, primary: Any, peer: Callable[[str], Upstream | None], metrics: Metrics,
+    wraps = True
+
+    def __init__(self, name: str, primary: Upstream, peer: Callable[[str], Upstream | None], metrics: Metrics,
                  divergences: deque[staging.Divergence]) -> None:
         self.name = name
         self.primary = primary
@@ -165,8 +167,10 @@ class StagedUpstream(Upstream):
     def era(self) -> Any:  # type: ignore[override]
         return self.primary.era
 
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self.primary, item)
+    @property  # type: ignore[override]
+    def inner(self) -> Upstream:  # type: ignore[override]
+        """The server's own upstream (``primary``); a canary or a twin is another server's, not under this one."""
+        return self.primary
 
     async def start(self) -> None:
         await self.primary.start()

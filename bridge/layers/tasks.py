@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError, served_by
 from mcp_eras.bridge.layers.tasks_channel import ChannelKey, ServerView, TaskChannel
 from mcp_eras.bridge.layers.tasks_legacy_client import LegacyClientTasks
 from mcp_eras.bridge.layers.tasks_room import TaskRoom
@@ -71,10 +71,12 @@ def input_capabilities(request: Message) -> dict[str, Any]:
 class TasksUpstream(Upstream):
     """Wraps an upstream; serves the tasks extension when (and only when) it is a 2025 tasks server."""
 
+    wraps = True
+
     def __init__(self, inner: Upstream, settings: Settings, transports: Callable[[], TransportFactory | None],
                  store: tk.TaskStore | None = None, now_ms: Callable[[], int] = _now_ms,
                  mint: Callable[[], str] = lambda: secrets.token_urlsafe(24)) -> None:
-        self.inner = inner
+        self.inner: Upstream = inner
         self.settings = settings
         self.transports = transports
         self.store = store or tk.MemoryTaskStore()
@@ -84,7 +86,7 @@ class TasksUpstream(Upstream):
         self.by_upstream: dict[tuple[ChannelKey, str], str] = {}
         self.pumps: dict[str, asyncio.Task[None]] = {}
         self.watchers: dict[str, set[asyncio.Queue[str]]] = {}
-        self._channel_lock = asyncio.Lock()
+        self.channel_lock = asyncio.Lock()
         self._ready_hints: dict[str | None, str] = {}
         """Caller (principal) -> the id of the ready session ``_ready_caps`` found for it last (checked again on use)."""
         self._caps_seen: dict[str, Any] | None = None
@@ -129,14 +131,14 @@ class TasksUpstream(Upstream):
             return self.inner.call(request, ctx, emit)  # as ``_modern`` would, one coroutine less
         if method == "tools/call" and self._plain_calls(ctx):
             call = self.inner.call(request, ctx, emit)
-            return call if getattr(self.inner, "answers_refusals", False) else self._answered(call, request.get("id"))
+            return call if self.inner.answers_refusals else self._answered(call, request.get("id"))
         return self._modern(request, ctx, emit)
 
     def _plain_calls(self, ctx: CallContext) -> bool:
         """Whether ``_call`` would hand this caller's ``tools/call`` straight to the inner upstream, decided without
         awaiting anything: a started 2026 upstream (it serves the extension itself), or a 2025 server whose ready
         session of this caller declared no tasks while no task channel of the caller is open. Unsure: False."""
-        if getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None:
+        if self._serves_itself():
             return self._started
         if self.channels and any(principal == ctx.principal and channel.state == "ready"
                                  for (principal, _caps), channel in self.channels.items()):
@@ -239,7 +241,7 @@ class TasksUpstream(Upstream):
         ``tools/call`` on a server with tasks (``for_call``) needs a task session: otherwise the caller's own pool
         session tells (no second child; a task request is served on its task's own session, a finished task from
         its record). A resolved 2026 upstream has no view here (it serves the extension itself)."""
-        modern = getattr(self.inner, "delegate", self.inner) is not None and self.transports() is None
+        modern = self._serves_itself()
         if self._started and modern:
             return None
         if not modern:
@@ -270,23 +272,26 @@ class TasksUpstream(Upstream):
     def _ready_caps(self, ctx: CallContext) -> dict[str, Any] | None:
         """The server capabilities a ready session of this caller read (its own dict: callers only read it). The
         session found last for each caller is tried first: a call does not scan every caller's sessions."""
-        inner = getattr(self.inner, "delegate", None) or self.inner
-        live = getattr(inner, "live", None)
-        if isinstance(live, dict):
-            hint = live.get(self._ready_hints.get(ctx.principal))
-            if hint is not None and hint.state == "ready" and hint.rec.principal == ctx.principal:
-                return hint.server_caps  # type: ignore[no-any-return]
-            sessions: Any = live.values()
-        else:
-            sessions = (s for group in getattr(inner, "sessions", {}).values() for s in group)
-        for session in sessions:
+        real = served_by(self.inner)
+        if real is None:
+            return None
+        live = real.live
+        hinted = self._ready_hints.get(ctx.principal)
+        hint = live.get(hinted) if hinted is not None else None
+        if hint is not None and hint.state == "ready" and hint.rec.principal == ctx.principal:
+            return hint.server_caps
+        for session in live.values():
             if session.state == "ready" and session.rec.principal == ctx.principal:
-                if isinstance(live, dict):
-                    if len(self._ready_hints) >= MAX_READY_HINTS:
-                        self._ready_hints.clear()
-                    self._ready_hints[ctx.principal] = session.rec.sid
-                return session.server_caps  # type: ignore[no-any-return]
+                if len(self._ready_hints) >= MAX_READY_HINTS:
+                    self._ready_hints.clear()
+                self._ready_hints[ctx.principal] = session.rec.sid
+                return session.server_caps
         return None
+
+    def _serves_itself(self) -> bool:
+        """Whether the upstream is known to be one with no 2025 transports (a 2026 server: it serves the extension
+        itself). False while an auto-probing upstream has not chosen."""
+        return served_by(self.inner) is not None and self.transports() is None
 
     async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
         if not self._started:
@@ -297,7 +302,7 @@ class TasksUpstream(Upstream):
         key: ChannelKey = (ctx.principal, jsonrpc.dumps(caps).decode())
         channel = self.channels.get(key)
         if channel is None or channel.state in ("lost", "closed"):
-            async with self._channel_lock:
+            async with self.channel_lock:
                 channel = self.channels.get(key)
                 if channel is None or channel.state in ("lost", "closed"):
                     if channel is None:
@@ -533,10 +538,10 @@ def legacy_transports(upstream: Upstream) -> Callable[[], TransportFactory | Non
     once its era is known (an auto-probing upstream resolves on start); None for a 2026 upstream."""
 
     def resolve() -> TransportFactory | None:
-        target: Any = getattr(upstream, "delegate", None) or upstream
-        if getattr(target, "era", None) != eras.LEGACY:
+        real = served_by(upstream)
+        if real is None or real.era != eras.LEGACY:
             return None
-        return getattr(target, "transport_factory", None)
+        return real.transport_factory
 
     return resolve
 

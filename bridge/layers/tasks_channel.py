@@ -9,17 +9,16 @@ import contextlib
 import dataclasses
 import itertools
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as handshake
 from mcp_eras.bridge.translate.legacy_server import tasks as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 log = logging.getLogger("mcp_bridge.tasks")
 
@@ -34,10 +33,24 @@ class ServerView:
     server_caps: dict[str, Any]
 
 
+class ChannelOwner(Protocol):
+    """What a task channel needs of the tasks layer that opens it (``TasksUpstream``): its settings and clock, and
+    where the server's requests, status notifications and the session's end go."""
+
+    settings: Settings
+    now_ms: Callable[[], int]
+
+    async def on_input(self, channel: TaskChannel, msg: Message) -> None: ...
+
+    def on_status(self, channel: TaskChannel, params: Any) -> None: ...
+
+    def on_channel_lost(self, channel: TaskChannel, why: str) -> None: ...
+
+
 class TaskChannel:
     """One initialized 2025 session carrying task traffic."""
 
-    def __init__(self, owner: TasksUpstream, transport: LegacyTransport, key: ChannelKey, caps: dict[str, Any]) -> None:
+    def __init__(self, owner: ChannelOwner, transport: LegacyTransport, key: ChannelKey, caps: dict[str, Any]) -> None:
         self.owner = owner
         self.transport = transport
         self.key = key

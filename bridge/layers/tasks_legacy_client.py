@@ -19,16 +19,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit
+from mcp_eras.bridge.layers.tasks_room import TaskRoom
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import tasks as tb
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 Serve = Callable[[Message, CallContext, Emit], Awaitable[Message]]
 
@@ -36,8 +35,21 @@ MAX_POLL_S = 2.0
 """Cap on the wait between two upstream ``tasks/get`` while a ``tasks/result`` blocks."""
 
 
+class ClientTasksOwner(Protocol):
+    """What the 2025 clients' task layer uses of the tasks layer it serves in (``TasksUpstream``): the records, their
+    caps, ids and clock, and the upstream's discovery."""
+
+    settings: Settings
+    store: tk.TaskStore
+    room: TaskRoom
+    now_ms: Callable[[], int]
+    mint: Callable[[], str]
+
+    async def discover(self, ctx: CallContext) -> Message: ...
+
+
 class LegacyClientTasks:
-    def __init__(self, owner: TasksUpstream, serve: Serve) -> None:
+    def __init__(self, owner: ClientTasksOwner, serve: Serve) -> None:
         self.owner = owner
         self.serve = serve
         """The 2026 path (direction A when the upstream is a 2025 server, else the upstream itself)."""

@@ -10,15 +10,13 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.layers.tasks_channel import ChannelKey, TaskChannel
 from mcp_eras.bridge.translate import task_limits as tl
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.layers.tasks import TasksUpstream
-    from mcp_eras.bridge.layers.tasks_channel import ChannelKey, TaskChannel
+from mcp_eras.bridge.translate import tasks as tk
 
 log = logging.getLogger("mcp_bridge.tasks")
 
@@ -30,8 +28,20 @@ def limits_of(settings: Settings) -> tl.TaskLimits:
                          idle_ms=int(settings.pool_idle_timeout * 1000))
 
 
+class RoomOwner(Protocol):
+    """What the caps act on in the tasks layer (``TasksUpstream``): its records, task sessions and result pumps."""
+
+    settings: Settings
+    store: tk.TaskStore
+    now_ms: Callable[[], int]
+    channels: dict[ChannelKey, TaskChannel]
+    by_upstream: dict[tuple[ChannelKey, str], str]
+    pumps: dict[str, asyncio.Task[None]]
+    channel_lock: asyncio.Lock
+
+
 class TaskRoom:
-    def __init__(self, owner: TasksUpstream) -> None:
+    def __init__(self, owner: RoomOwner) -> None:
         self.owner = owner
         self.limits = limits_of(owner.settings)
         self.refused: Counter[str] = Counter()
@@ -130,7 +140,7 @@ class TaskRoom:
         while True:
             await asyncio.sleep(period)
             try:
-                async with self.owner._channel_lock:
+                async with self.owner.channel_lock:
                     await self.reap()
             except Exception:  # noqa: BLE001 - the reaper outlives one bad close
                 log.exception("task session reaper failed")

@@ -35,6 +35,7 @@ from mcp_eras.bridge.sse import sse_event
 from mcp_eras.bridge.store.base import StoreError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import LEGACY
+from mcp_eras.bridge.translate.errors import BAD_REQUEST_STATUS, FORBIDDEN_STATUS, UNAVAILABLE_STATUS
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import session as ls
 
@@ -254,7 +255,8 @@ class ClusterLegacyFront:
                     break
         except StoreError as exc:
             self.cluster.forwarded["store_errors"] += 1
-            return json_message(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc}", {"store": exc.store}), 503)
+            return json_message(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc}", {"store": exc.store}),
+                                UNAVAILABLE_STATUS)
         return await local()
 
     async def _relay(self, url: str, request: Request, sid: str, body: bytes) -> Response | None:
@@ -318,9 +320,9 @@ class ClusterLegacyFront:
         at_ms = request.headers.get(AT_HEADER, "0")
         mac = _relay_mac(self._key, request.method, sid, at_ms, body)
         if not hmac.compare_digest(request.headers.get(AUTH_HEADER, ""), mac):
-            return Response(status_code=403)
+            return Response(status_code=FORBIDDEN_STATUS)
         if not at_ms.isdigit() or abs(time.time() * 1000 - int(at_ms)) > FORWARD_SKEW_MS:
-            return Response(status_code=400)
+            return Response(status_code=BAD_REQUEST_STATUS)
         self.relayed["in"] += 1
         if request.method == "GET":
             return await self._route(request, b"", None, lambda: self._replaying_get(request), relay=False)

@@ -21,16 +21,14 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcp_eras.bridge.core import CallContext, Emit
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, find
+from mcp_eras.bridge.layers.cluster import ClusterUpstream, store_down
+from mcp_eras.bridge.layers.tasks import TasksUpstream
 from mcp_eras.bridge.store.base import Store, StoreError
 from mcp_eras.bridge.translate import tasks as tk
 from mcp_eras.bridge.translate.jsonrpc import Message
-
-if TYPE_CHECKING:
-    from mcp_eras.bridge.layers.cluster import ClusterUpstream
-    from mcp_eras.bridge.layers.tasks import TasksUpstream
 
 log = logging.getLogger("mcp_bridge.cluster.tasks")
 
@@ -135,8 +133,6 @@ class ClusterTasks:
                 why = answer
             record = await self.store.shared(task_id)
         except StoreError as exc:
-            from mcp_eras.bridge.layers.cluster import store_down
-
             return store_down(request.get("id"), exc)
         if record is not None:
             self._take_over(record, why)
@@ -160,14 +156,9 @@ def attach(tasks: TasksUpstream, cluster: ClusterUpstream) -> None:
     cluster.task_counts.append(remote.counts)
 
 
-def find_tasks(upstream: Any) -> TasksUpstream | None:
-    """The ``TasksUpstream`` in a chain of wrappers (each holding the next as ``inner``)."""
-    from mcp_eras.bridge.layers.tasks import TasksUpstream
-
-    for _ in range(8):
-        if isinstance(upstream, TasksUpstream):
-            return upstream
-        upstream = getattr(upstream, "inner", None)
-        if upstream is None:
-            return None
-    return None
+def attach_found(upstream: Upstream, cluster: ClusterUpstream) -> None:
+    """``attach`` the tasks layer of ``upstream``'s stack, if it has one (and has it already: a fleet server builds its
+    upstream at start, and attaches each generation's as it is built)."""
+    found = find(upstream, TasksUpstream)
+    if found is not None:
+        attach(found, cluster)

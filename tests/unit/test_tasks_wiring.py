@@ -31,11 +31,13 @@ class FakeUpstream(Upstream):
 
 
 class Auto(FakeUpstream):
-    """Stands for factory.AutoUpstream: the resolved upstream is ``delegate``."""
+    """Stands for factory.AutoUpstream: a layer whose ``inner`` is the resolved upstream (None before)."""
 
-    def __init__(self, delegate: Upstream | None) -> None:
+    wraps = True
+
+    def __init__(self, inner: Upstream | None) -> None:
         super().__init__("2025-11-25")
-        self.delegate = delegate
+        self.inner = inner
 
 
 def factory(ctx: CallContext) -> Any:
@@ -47,7 +49,7 @@ def test_legacy_transports_resolution():
     assert legacy_transports(FakeUpstream("2026-07-28"))() is None
     auto = Auto(None)
     assert legacy_transports(auto)() is None, "an unresolved auto upstream has no transports yet"
-    auto.delegate = FakeUpstream("2025-11-25", factory)
+    auto.inner = FakeUpstream("2025-11-25", factory)
     assert legacy_transports(auto)() is factory
     assert legacy_transports(Auto(FakeUpstream("2026-07-28")))() is None
 
