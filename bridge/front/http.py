@@ -28,6 +28,7 @@ from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate import headers as mirror_headers
+from mcp_eras.bridge.translate.fronts import Accepted, Refuse, is_legacy_post, legacy_only_refusal, method_refusal, modern_post
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
@@ -52,6 +53,11 @@ def origin_allowed(origin: str | None, settings: Settings) -> bool:
 def rpc_error(status: int, code: int, message: str, id: Any = None, data: Any = None, headers: dict[str, str] | None = None) -> Response:
     return Response(jsonrpc.dumps(jsonrpc.error_response(id, code, message, data)), status_code=status,
                     media_type="application/json", headers=headers)
+
+
+def refused_response(refusal: Refuse) -> Response:
+    return rpc_error(refusal.status, refusal.code, refusal.message, refusal.id, refusal.data,
+                     dict(refusal.headers) if refusal.headers is not None else None)
 
 
 def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -150,15 +156,12 @@ class HttpFront:
         if refused is not None:
             return refused
         method = request.method
-        legacy_ok = self.legacy_ok
-        if method in ("GET", "DELETE"):
-            if legacy_ok:
-                assert self.legacy is not None
-                return await (self.legacy.handle_get(request) if method == "GET" else self.legacy.handle_delete(request))
-            return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method} (2026-07-28 endpoints accept POST only)",
-                             headers={"Allow": "POST"})
         if method != "POST":
-            return rpc_error(405, INVALID_REQUEST, f"Method Not Allowed: {method}", headers={"Allow": "POST"})
+            refusal = method_refusal(method, self.legacy_ok)
+            if refusal is not None:
+                return refused_response(refusal)
+            assert self.legacy is not None
+            return await (self.legacy.handle_get(request) if method == "GET" else self.legacy.handle_delete(request))
         try:
             body = await read_body(request, self.settings.max_body_bytes)
             msg = jsonrpc.parse_frame(body)
@@ -177,8 +180,7 @@ class HttpFront:
             by_headers = getattr(self.legacy, "handle_post_headers", None)
             return by_headers(headers, msg) if by_headers is not None else self.legacy.handle_post(request(), msg)
         if self.settings.front_era == eras.LEGACY:
-            return _now(rpc_error(400, INVALID_REQUEST, "Bad Request: this endpoint serves 2025-11-25 sessions only",
-                                  msg.get("id")))
+            return _now(refused_response(legacy_only_refusal(msg)))
         return self.modern(headers, msg, watch)
 
     @property
@@ -191,39 +193,18 @@ class HttpFront:
         return rpc_error(exc.http_status, exc.code, exc.message, exc.id, exc.data)
 
     def is_legacy(self, headers: Mapping[str, str], msg: Message) -> bool:
-        """Whether this POST belongs to a 2025 session (see README: classification of requests)."""
-        if self.settings.front_era == eras.LEGACY:
-            return True
-        if "mcp-session-id" in headers:
-            return True
-        era = eras.frame_era(msg)
-        if era is not None:
-            return era == eras.LEGACY
-        return headers.get("mcp-protocol-version") not in eras.MODERN_VERSIONS
+        """Whether this POST belongs to a 2025 session (``fronts.is_legacy_post``)."""
+        return is_legacy_post(self.settings.front_era, headers, msg)
 
     # --- 2026-07-28 -----------------------------------------------------------------------------------
 
     async def modern(self, headers: Mapping[str, str], msg: Message, watch: Watch) -> Response:
         """A 2026-07-28 POST whose body is ``msg``; ``watch`` reports the client going away (``_watch_disconnect``)."""
-        if "method" not in msg:  # a response (the envelope is checked: it is a request, a notification or a response)
-            return rpc_error(400, INVALID_REQUEST, "Invalid Request: 2026-07-28 clients do not send responses")
-        if "id" not in msg:  # a notification
-            try:
-                modern_front.validate_notification(msg)
-            except FrameError as exc:
-                return rpc_error(exc.http_status, exc.code, exc.message)
-            # No client notification has meaning over 2026 HTTP (closing a stream is the cancel):
-            # 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages (Note) and §Cancellation.
+        meta = modern_post(msg, headers, self.param_headers)
+        if isinstance(meta, Refuse):
+            return refused_response(meta)
+        if isinstance(meta, Accepted):
             return Response(status_code=202)
-        try:
-            # Header/body agreement first: a mismatch is -32020 even when the body's version is also unknown.
-            modern_front.validate_headers(msg, headers)
-            meta = modern_front.validate_request(msg)
-            if msg["method"] == "tools/call" and self.param_headers:
-                annotations = self.param_headers.get(msg["params"].get("name"))
-                modern_front.check_param_headers(msg, headers, annotations)
-        except FrameError as exc:
-            return rpc_error(exc.http_status, exc.code, exc.message, msg.get("id"), exc.data)
         return await self.dispatch(msg, headers_context(headers), watch, meta)
 
     def dispatch(self, msg: Message, ctx: CallContext, watch: Watch, meta: dict[str, Any] | None = None) -> Awaitable[Response]:

@@ -1,7 +1,8 @@
 """stdio front: newline-delimited JSON-RPC on stdin/stdout; logs go to stderr.
 
 The first frame decides the era of the connection (``initialize`` means 2025; a request with the
-2026 ``_meta`` envelope means 2026) unless ``front_era`` pins it.
+2026 ``_meta`` envelope means 2026) unless ``front_era`` pins it. What is done with each line and frame is decided
+by ``mcp_eras.bridge.translate.fronts``; this shell reads, writes and runs the requests.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any, Protocol
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.translate import eras, jsonrpc, modern_front
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message, RequestId
+from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate.fronts import Cancel, Deliver, Reply, Run, Skip, StdioFront, modern_stdio_frame
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, Message, RequestId
 
 log = logging.getLogger("mcp_bridge.stdio")
 
@@ -39,30 +41,15 @@ class ModernStdioSession:
         self.ctx = CallContext()
 
     async def on_frame(self, msg: Message) -> None:
-        if jsonrpc.is_notification(msg):
-            if msg["method"] == "notifications/cancelled":
-                rid = (msg.get("params") or {}).get("requestId")
-                task = self.tasks.get(rid) if isinstance(rid, (str, int)) else None
-                if task is not None:
-                    task.cancel()
-            return
-        if jsonrpc.is_response(msg):
+        step = modern_stdio_frame(msg, self.tasks)
+        if isinstance(step, Run):
+            self.tasks[msg["id"]] = asyncio.create_task(self._run(msg))
+        elif isinstance(step, Cancel):
+            self.tasks[step.request_id].cancel()
+        elif isinstance(step, Reply):
+            await self.write(step.frame)
+        elif jsonrpc.is_response(msg):
             log.warning("ignoring a response from a 2026 client (clients do not send responses)")
-            return
-        rid = msg["id"]
-        if rid in self.tasks:
-            await self.write(jsonrpc.error_response(rid, INVALID_REQUEST, f"Invalid Request: id {rid!r} is already in flight"))
-            return
-        try:
-            # A dual-era client whose server/discover timed out falls back to initialize on the same pipe.
-            refusal = modern_front.initialize_refusal(msg)
-            if refusal is not None:
-                raise refusal
-            modern_front.validate_request(msg)
-        except FrameError as exc:
-            await self.write(jsonrpc.error_response(rid, exc.code, exc.message, exc.data))
-            return
-        self.tasks[rid] = asyncio.create_task(self._run(msg))
 
     async def _run(self, msg: Message) -> None:
         rid = msg["id"]
@@ -85,13 +72,6 @@ class ModernStdioSession:
         for task in list(self.tasks.values()):
             with contextlib.suppress(BaseException):
                 await task
-
-
-def classify_first_frame(msg: Message, settings: Settings) -> str:
-    if settings.front_era != "auto":
-        return settings.front_era
-    era = eras.frame_era(msg)
-    return era or eras.MODERN
 
 
 async def serve_stdio(
@@ -120,36 +100,32 @@ async def serve_stdio(
                     await result
 
     handler: FrameHandler | None = None
+    front = StdioFront(settings.front_era, legacy_factory is not None, settings.max_line_bytes)
     await upstream.start()
     try:
         while True:
             try:
                 line = await reader.readline()
             except ValueError:
-                await write(jsonrpc.error_response(None, INVALID_REQUEST, f"Frame exceeds {settings.max_line_bytes} bytes"))
-                # The rest of the oversized line is unreadable framing: stop this connection.
-                break
-            if not line:
-                break
-            line = line.strip()
-            if not line:
+                step: Skip | Reply | Deliver = front.oversized()
+            else:
+                if not line:
+                    break
+                step = front.on_line(line)
+            if isinstance(step, Reply):
+                await write(step.frame)
+                if step.stop:
+                    break
                 continue
-            try:
-                msg = jsonrpc.parse_frame(line)
-            except FrameError as exc:
-                await write(exc.to_response())
+            if isinstance(step, Skip):
                 continue
-            if handler is None:
-                era = classify_first_frame(msg, settings)
-                if era == eras.LEGACY:
-                    if legacy_factory is None:
-                        await write(jsonrpc.error_response(msg.get("id"), INVALID_REQUEST,
-                                                           "This bridge front serves 2026-07-28 clients only"))
-                        continue
-                    handler = legacy_factory(upstream, settings, write)
-                else:
-                    handler = ModernStdioSession(upstream, settings, write)
-            await handler.on_frame(msg)
+            if step.era == eras.LEGACY:
+                assert legacy_factory is not None
+                handler = legacy_factory(upstream, settings, write)
+            elif step.era is not None:
+                handler = ModernStdioSession(upstream, settings, write)
+            assert handler is not None
+            await handler.on_frame(step.msg)
     finally:
         if handler is not None:
             await handler.aclose()
