@@ -84,11 +84,15 @@ def _set_debug(value: bool) -> bool:
 
 VersionOpt = Annotated[bool, typer.Option("--version", is_eager=True, callback=_show_version, expose_value=True,
                                           allow_from_autoenv=False, help="Print the version and exit.")]
-DebugOpt = Annotated[bool, typer.Option("--debug", envvar=env("debug"), callback=_set_debug,
+LOGGING = "Logging"
+"""The help panel of the logging options (``mcp_eras.bridge.cli_help``)."""
+DebugOpt = Annotated[bool, typer.Option("--debug", envvar=env("debug"), callback=_set_debug, rich_help_panel=LOGGING,
                                         help="Debug logging, and tracebacks for errors.")]
-LogLevelOpt = Annotated[str, typer.Option(envvar=env("log_level"), help="debug | info | warning | error")]
-LogFormatOpt = Annotated[str | None, typer.Option(envvar=env("log_format"), show_default="text (json in fleet mode)",
-                                                  help="text | json (one JSON object per line on stderr).")]
+LogLevelOpt = Annotated[str, typer.Option(envvar=env("log_level"), rich_help_panel=LOGGING, metavar="LEVEL",
+                                          help="debug, info, warning or error.")]
+LogFormatOpt = Annotated[str | None, typer.Option(envvar=env("log_format"), show_default="text; json in fleet mode",
+                                                  rich_help_panel=LOGGING, metavar="FORMAT",
+                                                  help="text, or json: one JSON object per line (on stderr).")]
 
 
 def setup_logging(level: str, fmt: str | None = "text", debug: bool = False) -> None:

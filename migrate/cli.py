@@ -21,6 +21,7 @@ from typing import Annotated
 
 import typer
 
+from mcp_eras.bridge import cli_help
 from mcp_eras.migrate import engine, report
 from mcp_eras.migrate.catalogue import PLANNED
 from mcp_eras.migrate.config import dirty_files, load_config
@@ -28,7 +29,7 @@ from mcp_eras.migrate.discover import discover
 from mcp_eras.migrate.model import FileResult
 from mcp_eras.migrate.rules import catalogue, select_rules, unknown_tokens
 
-app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
+app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]}, cls=cli_help.Group,
                   help="Port MCP Python SDK v1 (FastMCP) code to v2 (MCPServer).")
 COMMANDS = ("fix", "check", "rules")
 
@@ -39,15 +40,15 @@ class Format(StrEnum):
     sarif = "sarif"
 
 
-PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories to migrate.")]
-SelectOpt = Annotated[list[str] | None, typer.Option("--select", help="Rule IDs, ID prefixes or slugs (comma-separated).")]
-IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", help="Rule IDs, ID prefixes or slugs to skip.")]
+PathsArg = Annotated[list[Path], typer.Argument(metavar="PATH", help="Files or directories to migrate.")]
+SelectOpt = Annotated[list[str] | None, typer.Option("--select", metavar="RULES", help="Rule IDs, ID prefixes or slugs (comma-separated).")]
+IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", metavar="RULES", help="Rule IDs, ID prefixes or slugs to skip.")]
 SafeOpt = Annotated[bool, typer.Option("--safe-only", help="Apply only safe fixes; review-class sites are reported.")]
-JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPU count).")]
-ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Glob of paths to skip (repeatable).")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Worker processes (default: CPU count).")]
+ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", metavar="GLOB", help="Glob of paths to skip (repeatable).")]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Report format.")]
-OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")]
-BaselineOpt = Annotated[Path | None, typer.Option("--baseline", help="JSON report whose findings are suppressed.")]
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
+BaselineOpt = Annotated[Path | None, typer.Option("--baseline", metavar="FILE", help="JSON report whose findings are suppressed.")]
 
 
 def _version(value: bool) -> None:
@@ -208,7 +209,7 @@ def _emit(results: list[FileResult], mode: str, skipped: list[tuple[str, str]], 
         sys.stdout.write(text)
 
 
-@app.command("fix")
+@app.command("fix", cls=cli_help.Command)
 def fix_command(
     paths: PathsArg,
     diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs and write nothing.")] = False,
@@ -230,7 +231,7 @@ def fix_command(
                                   output, baseline, allow_dirty, allow_no_vcs, markers)))
 
 
-@app.command("check")
+@app.command("check", cls=cli_help.Command)
 def check_command(
     paths: PathsArg,
     select: SelectOpt = None,
@@ -249,7 +250,7 @@ def check_command(
                                   strict=strict)))
 
 
-@app.command("rules")
+@app.command("rules", cls=cli_help.Command)
 def rules_command(version: VersionOpt = False) -> None:
     """List the rule catalogue (ID, slug, kind, fix safety)."""
     for meta in catalogue().values():

@@ -11,32 +11,38 @@ from typing import Annotated
 
 import typer
 
-from mcp_eras.bridge import clikit
+from mcp_eras.bridge import cli_help, clikit
+from mcp_eras.bridge.cli_help import HelpEnvOpt
 from mcp_eras.bridge.clikit import ERA_CHOICES, DebugOpt, LogFormatOpt, LogLevelOpt, VersionOpt
 from mcp_eras.bridge.config import Settings
 
-app = typer.Typer(context_settings=clikit.CONTEXT_SETTINGS)
+app = typer.Typer(context_settings=clikit.CONTEXT_SETTINGS, cls=cli_help.Group)
+EXIT = "Exit status"
 
 
 def _fail(message: str, code: int = 2) -> clikit.CliError:
     return clikit.CliError(message, code)
 
 
-@app.command()
+@app.command(cls=cli_help.Command)
 def probe(
-    targets: Annotated[list[str] | None, typer.Argument(help="URLs or quoted command lines (e.g. 'python server.py stdio').")] = None,
-    config: Annotated[str | None, typer.Option(help="Probe every server of a fleet config instead.")] = None,
+    targets: Annotated[list[str] | None, typer.Argument(metavar="TARGET",
+                                                        help="URLs or quoted command lines (e.g. 'python server.py stdio').")] = None,
+    config: Annotated[str | None, typer.Option(metavar="FILE", help="Probe every server of a fleet config instead.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report (probe.schema.json) on stdout.")] = False,
-    era: Annotated[str, typer.Option(help="For TARGETs: auto | 2025-11-25 | 2026-07-28.")] = "auto",
-    timeout: Annotated[float, typer.Option(help="Seconds per probe step.")] = 10.0,
-    concurrency: Annotated[int, typer.Option(help="Servers probed at once.")] = 8,
-    expect_era: Annotated[str | None, typer.Option(help="Exit 1 unless every server speaks this era.")] = None,
-    fail_on_untranslatable: Annotated[bool, typer.Option(help="Exit 1 when a server uses an untranslatable feature.")] = False,
+    era: Annotated[str, typer.Option(metavar="ERA", help="For TARGETs: auto, 2025-11-25 or 2026-07-28.")] = "auto",
+    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds per probe step.")] = 10.0,
+    concurrency: Annotated[int, typer.Option(metavar="N", help="Servers probed at once.")] = 8,
+    expect_era: Annotated[str | None, typer.Option(metavar="ERA", rich_help_panel=EXIT,
+                                                   help="Exit 1 unless every server speaks this era.")] = None,
+    fail_on_untranslatable: Annotated[bool, typer.Option(rich_help_panel=EXIT,
+                                                         help="Exit 1 when a server uses an untranslatable feature.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     log_level: LogLevelOpt = "error",
     log_format: LogFormatOpt = None,
     debug: DebugOpt = False,
     version: VersionOpt = False,
+    help_env: HelpEnvOpt = False,
 ) -> None:
     """Which era each server speaks, what it offers, and what the bridge must translate. Exit 1 if any fails."""
     from mcp_eras.bridge.fleet import config as fc
@@ -70,21 +76,22 @@ def probe(
     raise typer.Exit(exit_code(report, fail_on_untranslatable, expect_era))
 
 
-@app.command()
+@app.command(cls=cli_help.Command)
 def verify(
-    old: Annotated[str, typer.Argument(help="The old server: URL or quoted command line.")],
-    new: Annotated[str, typer.Argument(help="The new server: URL or quoted command line.")],
-    calls: Annotated[str | None, typer.Option(help="JSON / JSON Lines file of calls to replay on both and diff.")] = None,
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The old server: URL or quoted command line.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The new server: URL or quoted command line.")],
+    calls: Annotated[str | None, typer.Option(metavar="FILE", help="JSON / JSON Lines file of calls to replay on both and diff.")] = None,
     read_only: Annotated[bool, typer.Option(help="Also call the tools annotated readOnlyHint that need no arguments.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report on stdout.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds per call.")] = 30.0,
-    accept: Annotated[str | None, typer.Option(help="JSON / JSON Lines file of expected differences that do not fail "
+    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds per call.")] = 30.0,
+    accept: Annotated[str | None, typer.Option(metavar="FILE", help="JSON / JSON Lines file of expected differences that do not fail "
                                                     "(section, item pattern, optional kind/old/new, reason).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing; the exit status says it (1: differences).")] = False,
     log_level: LogLevelOpt = "error",
     log_format: LogFormatOpt = None,
     debug: DebugOpt = False,
     version: VersionOpt = False,
+    help_env: HelpEnvOpt = False,
 ) -> None:
     """Check that NEW answers like OLD (lists, schemas, replayed calls). Exit 1 on any difference not in --accept."""
     from mcp_eras.bridge.fleet import verify_accept
@@ -118,13 +125,15 @@ def verify(
     raise typer.Exit(0 if report.ok else 1)
 
 
-@app.command()
+@app.command(cls=cli_help.Command)
 def reload(
-    url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
-    config: Annotated[str | None, typer.Option(help="Fleet config: its [bridge] listen gives the URL.")] = None,
-    pid: Annotated[int | None, typer.Option(help="Send SIGHUP to this bridge process instead.")] = None,
+    url: Annotated[str | None, typer.Option(metavar="URL", help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
+    config: Annotated[str | None, typer.Option(metavar="FILE",
+                                               help="Fleet config: its [bridge] listen gives the URL.")] = None,
+    pid: Annotated[int | None, typer.Option(metavar="PID", help="Send SIGHUP to this bridge process instead.")] = None,
     debug: DebugOpt = False,
     version: VersionOpt = False,
+    help_env: HelpEnvOpt = False,
 ) -> None:
     """Make a running fleet bridge re-read its config (swaps only the servers that changed)."""
     if pid is not None:
@@ -162,13 +171,16 @@ def reload(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=cli_help.Command)
 def canary(
-    name: Annotated[str, typer.Argument(help="The fleet server whose canary weight changes.")],
-    weight: Annotated[float, typer.Option("--weight", help="Share of callers sent to the canary, 0..1 (0 stops it).")],
-    url: Annotated[str | None, typer.Option(help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
-    config: Annotated[str | None, typer.Option(help="Fleet config: gives the URL (its listen key) and the admin token.")] = None,
-    token: Annotated[str | None, typer.Option(help="Admin token (default: $MCP_BRIDGE_ADMIN_TOKEN or the config's).")] = None,
+    name: Annotated[str, typer.Argument(metavar="SERVER", help="The fleet server whose canary weight changes.")],
+    weight: Annotated[float, typer.Option("--weight", metavar="SHARE", help="Share of callers sent to the canary, 0..1 (0 stops it).")],
+    url: Annotated[str | None, typer.Option(metavar="URL", help="Bridge base URL (loopback), e.g. http://127.0.0.1:8808.")] = None,
+    config: Annotated[str | None, typer.Option(metavar="FILE",
+                                               help="Fleet config: gives the URL (its listen key) and the admin token.")] = None,
+    token: Annotated[str | None, typer.Option(metavar="TOKEN",
+                                              help="Admin token (default: $MCP_BRIDGE_ADMIN_TOKEN or the config's).")] = None,
+    help_env: HelpEnvOpt = False,
 ) -> None:
     """Set a running fleet's canary weight (re-arms a rolled-back canary)."""
     from mcp_eras.bridge.fleet.admin import canary_command
