@@ -407,7 +407,7 @@ class AutoUpstream(Upstream):
                 self.inner = modern_upstream(self.target, self.settings, result.child)
             else:
                 self.inner = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
-                                                adopt=result)
+                                             adopt=result)
             if result.child is None:
                 await self.inner.start()  # fail fast (an adopted child is running and answered already)
             return self.inner
