@@ -2,6 +2,7 @@
 # Create the project's environments on a fresh machine (idempotent):
 #   .venv        the project itself (editable) with its test extras, including mcp 2.3.0
 #   .venvs/mcp1  the legacy peer: PyPI mcp 1.29.0, used to run 2025-era sample servers and clients
+#   .venvs/oidc  npm oidc-provider 9.13.3: the OAuth authorization server of the sign-in tests (tests/auth).
 #   .venvs/npm   npm @modelcontextprotocol/server-everything 2026.1.26: a 2025-11-25 tasks server of the
 #                TypeScript SDK (its simulate-research-query tool runs as a task), for the tasks tests.
 #   .venvs/fastmcp  a 2026 tasks-extension peer: FastMCP 4 + fastmcp-tasks (samples/modern/tasks_server.py).
@@ -80,6 +81,21 @@ if [ ! -x .venvs/npm/node_modules/.bin/mcp-server-everything ] || [ "$(cat .venv
     else
         echo "bootstrap: npm not found; the server-everything tasks tests will fail until it is installed" >&2
     fi
+fi
+
+# The sign-in tests (tests/auth): npm oidc-provider as a real OAuth authorization server (dynamic registration,
+# PKCE, resource indicators with JWT access tokens, refresh tokens, RFC 9207 iss), run by tests/auth/as_server.mjs.
+OIDC_NPM="oidc-provider@9.13.3"
+[ "$(cat .venvs/oidc/.stamp 2>/dev/null)" = "$OIDC_NPM" ] && [ -f .venvs/oidc/node_modules/oidc-provider/package.json ] ||
+    { command -v npm >/dev/null 2>&1 && mkdir -p .venvs/oidc && echo "bootstrap: installing $OIDC_NPM into .venvs/oidc" >&2 &&
+        npm install --prefix .venvs/oidc --no-fund --no-audit --no-update-notifier --loglevel=error "$OIDC_NPM" >&2 &&
+        echo "$OIDC_NPM" >.venvs/oidc/.stamp; } ||
+    echo "bootstrap: npm oidc-provider not installed; tests/auth will skip until it is" >&2
+
+# The conformance harness and the Node 22 it needs (both from the npm registry), installed once under
+# ~/.cache/mcp-conformance by the runner itself; done here so the first test run does not pay for it.
+if command -v npm >/dev/null 2>&1; then
+    bash tests/conformance/run-harness.sh --print-paths >/dev/null || echo "bootstrap: conformance harness not installed" >&2
 fi
 
 # Published servers (PyPI and npm) for tests/published.
