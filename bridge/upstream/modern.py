@@ -25,13 +25,10 @@ import httpx
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
 from mcp_eras.bridge.sse import ResponseEvents
-from mcp_eras.bridge.translate import errors, jsonrpc
-from mcp_eras.bridge.translate import headers as mirror_headers
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate import modern_http as mh
 from mcp_eras.bridge.translate import modern_upstream as mu
 from mcp_eras.bridge.translate.eras import (
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_PROTOCOL_VERSION,
     MODERN,
 )
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
@@ -121,46 +118,12 @@ class ModernHttpUpstream(Upstream):
 
     # --- headers -------------------------------------------------------------------------------
 
-    def _headers(self, wire: Message, ctx: CallContext) -> dict[str, str]:
-        headers = {
-            **self.static_headers,
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-            "MCP-Protocol-Version": MODERN,
-        }
-        headers.update(mirror_headers.routing_headers(wire))
-        if ctx.authorization:
-            headers["Authorization"] = ctx.authorization
-        if ctx.trace:
-            for key, value in ctx.trace.items():
-                if key.lower() in ("traceparent", "tracestate", "baggage"):
-                    headers[key] = value
-        if wire.get("method") == "tools/call":
-            params = wire.get("params") or {}
-            annotations = self._tool_headers.get(params.get("name"))
-            if annotations:
-                headers.update(mirror_headers.param_headers(annotations, params.get("arguments")))
-        return headers
-
     def _learn_tools(self, result: dict[str, Any]) -> dict[str, Any]:
         """Cache ``x-mcp-header`` annotations; drop tools whose annotations are invalid (client MUST)."""
-        tools = result.get("tools")
-        if not isinstance(tools, list):
-            return result
-        kept = []
-        for tool in tools:
-            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-                continue
-            annotations = mirror_headers.header_param_names(tool)
-            if annotations is None:
-                log.warning("dropping tool %r from tools/list: invalid x-mcp-header annotations", tool.get("name"))
-                self._tool_headers.pop(tool["name"], None)
-                continue
-            self._tool_headers[tool["name"]] = annotations
-            kept.append(tool)
-        if len(kept) == len(tools):
-            return result
-        return {**result, "tools": kept}
+        kept, dropped = mh.learn_tools(self._tool_headers, result)
+        for name in dropped:
+            log.warning("dropping tool %r from tools/list: invalid x-mcp-header annotations", name)
+        return kept
 
     async def _refresh_tools(self, meta: dict[str, Any], ctx: CallContext) -> None:
         async with self._tools_lock:
@@ -193,14 +156,13 @@ class ModernHttpUpstream(Upstream):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
                 await self._refresh_tools(self._list_meta(params), ctx)
         resp = await self._call_once(request, ctx, emit)
-        if method == "tools/call" and isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
+        if method == "tools/call" and mh.header_mismatch(resp):
             # Our tool schemas are stale: refresh, rebuild the headers from the body, retry once.
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
                 await self._refresh_tools(self._list_meta(params), ctx)
             resp = await self._call_once(request, ctx, emit)
-            if isinstance(resp.get("error"), dict) and resp["error"].get("code") == jsonrpc.HEADER_MISMATCH:
-                resp = jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
-                                              "Upstream rejected the bridge's routing headers", resp["error"])
+            if mh.header_mismatch(resp):
+                resp = mh.stale_headers_error(caller_id, resp)
         if method == "tools/list" and isinstance(resp.get("result"), dict):
             resp = {**resp, "result": self._learn_tools(resp["result"])}
             if "cursor" not in params and not resp["result"].get("nextCursor"):
@@ -209,9 +171,7 @@ class ModernHttpUpstream(Upstream):
 
     def _list_meta(self, params: dict[str, Any]) -> dict[str, Any]:
         """A listing of our own carries the caller's identity but none of its request-scoped keys."""
-        identity_keys = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
-        return ({k: v for k, v in (params.get("_meta") or {}).items() if k in identity_keys}
-                or mu.bridge_meta(self.settings.bridge_info()))
+        return mh.listing_meta(params, self.settings.bridge_info())
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         wire_id: RequestId = next(self._ids)
@@ -224,49 +184,28 @@ class ModernHttpUpstream(Upstream):
                         timeout: float | None = 300.0) -> Message:
         assert self._client is not None
         wire_id = wire["id"]
-        headers = self._headers(wire, ctx)
+        headers = mh.request_headers(wire, self.static_headers, ctx.authorization, ctx.trace, self._tool_headers)
         http_timeout = self._http_timeouts[0 if timeout else 1]
         deadline = Deadline(timeout) if timeout else None  # one timer and a check: no context manager per call
         try:
             async with lean_http.post(self._client, self.url, jsonrpc.dumps(wire), headers, http_timeout,
                                       rpc_extensions(wire.get("method"))) as resp:
-                ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
-                if ctype == "text/event-stream":
+                if mh.is_event_stream(resp.headers.get("content-type", "")):
                     found = await self._read_sse(resp, wire_id, caller_id, emit)
-                    if found is not None:
-                        return mu.retag_response(found, wire_id, caller_id)
-                    return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR,
-                                                  "Upstream closed the response stream without a response")
+                    return mu.retag_response(found, wire_id, caller_id) if found is not None else mh.no_response(caller_id)
                 body = await resp.aread()
-                msg: Any = None
-                if body:
-                    with contextlib.suppress(Exception):
-                        msg = jsonrpc.loads(body)
-                if mu.is_response_for(msg, wire_id):
-                    return mu.retag_response(msg, wire_id, caller_id)
-                idless = mu.idless_error(msg, caller_id)
-                if idless is not None:
-                    return idless
-                return self._status_error(resp.status_code, caller_id, resp.headers)
+                return mh.json_answer(body, resp.status_code, resp.headers.get("www-authenticate"), wire_id, caller_id)
         except asyncio.CancelledError:
             if deadline is not None and deadline.expired_here():
-                return self._timed_out(caller_id)
+                return mh.timed_out(caller_id)
             raise
         except TimeoutError:
-            return self._timed_out(caller_id)
+            return mh.timed_out(caller_id)
         except httpx.HTTPError as exc:
             raise UpstreamError(f"upstream {self.url} unreachable: {exc.__class__.__name__}: {exc}") from None
         finally:
             if deadline is not None:
                 deadline.close()
-
-    @staticmethod
-    def _timed_out(caller_id: RequestId) -> Message:
-        return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
-
-    @staticmethod
-    def _status_error(status: int, caller_id: RequestId, headers: Any) -> Message:
-        return jsonrpc.error_response(caller_id, *errors.modern_upstream_status_error(status, headers.get("www-authenticate")))
 
     async def _read_sse(self, resp: Any, wire_id: RequestId, caller_id: RequestId, emit: Emit) -> Message | None:
         events = ResponseEvents(resp)
@@ -276,17 +215,16 @@ class ModernHttpUpstream(Upstream):
                     if not event.data:
                         continue
                     try:
-                        msg = jsonrpc.parse_frame(event.data)
+                        carried = mh.sse_message(event.data, wire_id, caller_id)
                     except jsonrpc.FrameError:
                         log.warning("upstream sent a malformed SSE frame: %.200r", event.data)
                         continue
-                    if jsonrpc.is_response(msg):
-                        if msg.get("id") == wire_id:
-                            return msg
+                    if carried is None:
                         continue
-                    if jsonrpc.is_notification(msg):
-                        await emit(mu.retag_notification(msg, wire_id, caller_id))
-                    # 2026 servers never send requests; ignore any.
+                    kind, msg = carried
+                    if kind == "response":
+                        return msg
+                    await emit(msg)
             return None
         finally:
             await events.aclose()
@@ -387,7 +325,7 @@ class ModernStdioUpstream(Upstream):
                         resp = await entry.future
                 except TimeoutError:
                     await self._cancel_upstream(wire_id, "timed out")
-                    return jsonrpc.error_response(request["id"], jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
+                    return mh.timed_out(request["id"])
             return mu.retag_response(resp, wire_id, request["id"])
         except asyncio.CancelledError:
             if wire_id in self._pending:
