@@ -16,7 +16,7 @@
 // AS_USER (default "test-user") and grants exactly the scopes and resources the client asked for, then
 // redirects back into the authorization flow. A headless opener that follows redirects with cookies
 // (tests/conformance/headless_opener.py) therefore completes a sign-in on its own. AS_DENY=1 makes the
-// interaction deny instead (access_denied).
+// interaction deny instead (access_denied). AS_EVENT_LOG: see `event` below.
 //
 // Usage: AS_NODE_MODULES=<dir holding oidc-provider> node as_server.mjs
 //   listens on 127.0.0.1, an ephemeral port (AS_PORT to choose one), and prints one line
@@ -24,7 +24,7 @@
 //   Logs go to stderr. (An ES module resolves packages from
 //   its own folder, not NODE_PATH: the package is loaded from AS_NODE_MODULES by path.)
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,6 +37,9 @@ const ttl = Number(process.env.AS_ACCESS_TOKEN_TTL || 600);
 const scopes = (process.env.AS_SCOPES || 'mcp:tools').split(' ').filter(Boolean);
 const user = process.env.AS_USER || 'test-user';
 const deny = process.env.AS_DENY === '1';
+// AS_EVENT_LOG: a file that gets one line per sign-in ("login") and per token issued ("grant <grant_type>"),
+// for tests that count sign-ins and refreshes. Never a token.
+const event = (line) => { if (process.env.AS_EVENT_LOG) appendFileSync(process.env.AS_EVENT_LOG, `${line}\n`); };
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', use: 'sig', alg: 'RS256' };
@@ -89,6 +92,7 @@ async function interaction(req, res) {
     return;
   }
   if (prompt.name === 'login') {
+    event('login');
     await provider.interactionFinished(req, res, { login: { accountId: user } }, { mergeWithLastSubmission: false });
     return;
   }
@@ -121,6 +125,7 @@ server.on('request', (req, res) => {
   callback(req, res);
 });
 
+provider.on('grant.success', (ctx) => event(`grant ${ctx.oidc.params.grant_type}`));
 provider.on('server_error', (_ctx, err) => console.error(`as_server: server_error ${err}`));
 provider.on('grant.error', (_ctx, err) => console.error(`as_server: grant.error ${err} ${err.error_description || ''}`));
 provider.on('authorization.error', (_ctx, err) => console.error(`as_server: authorization.error ${err} ${err.error_description || ''}`));

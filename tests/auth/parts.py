@@ -60,6 +60,11 @@ def require_oidc_provider() -> None:
 class AuthServer:
     issuer: str
     proc: subprocess.Popen[bytes]
+    events: Path
+    """One line per sign-in (``login``) and per token issued (``grant <grant_type>``)."""
+
+    def count(self, event: str) -> int:
+        return self.events.read_text().splitlines().count(event) if self.events.exists() else 0
 
 
 @contextlib.contextmanager
@@ -69,14 +74,14 @@ def auth_server(access_token_ttl: int = 600, scopes: str = SCOPE, deny: bool = F
     with tempfile.TemporaryDirectory(prefix="as-") as tmp:
         ready = Path(tmp) / "issuer"
         env = {"AS_NODE_MODULES": str(OIDC_MODULES), "AS_ACCESS_TOKEN_TTL": str(access_token_ttl), "AS_SCOPES": scopes,
-               "AS_DENY": "1" if deny else "0", "AS_READY_FILE": str(ready)}
+               "AS_DENY": "1" if deny else "0", "AS_READY_FILE": str(ready), "AS_EVENT_LOG": str(Path(tmp) / "events")}
         with peers.running([node(), str(AS_SCRIPT)], env=env) as proc:
             deadline = time.monotonic() + READY_TIMEOUT
             while not ready.exists() or not ready.read_text():
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the authorization server did not start (exit {proc.returncode})")
                 time.sleep(0.05)
-            yield AuthServer(ready.read_text(), proc)
+            yield AuthServer(ready.read_text(), proc, Path(tmp) / "events")
 
 
 @contextlib.contextmanager
