@@ -22,19 +22,13 @@ from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.lines import LineSplitter
+from mcp_eras.bridge.translate.stdio_child import Backoff, may_resume, over_cap, stdout_frame
 from mcp_eras.bridge.upstream import prespawn
 
 log = logging.getLogger("mcp_bridge.process")
 
 OnMessage = Callable[[Message], Awaitable[None]]
 OnExit = Callable[[int], Awaitable[None]]
-
-MAX_QUEUED_FRAMES = 1024
-"""Frames of one child waiting for ``on_message`` (or behind one that is) before its stdout pipe is paused; also
-paused when they hold more than ``max_line_bytes``. Reading resumes once both are below half. Past the cap only the
-rest of the read that reached it still arrives. While the child is being closed nothing pauses: frames over the cap
-are dropped instead (its exit needs its stdout read to the end)."""
-
 
 class ChildProcess:
     """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
@@ -162,7 +156,7 @@ class ChildProcess:
         self._started.set()  # a start() still waiting learns that the child is closed
 
     async def _supervise(self) -> None:
-        backoff = self.backoff_initial
+        backoff = Backoff(self.backoff_initial, self.backoff_max)
         while not self._closed:
             try:
                 self._proc, frames = await self._spawn()
@@ -170,8 +164,7 @@ class ChildProcess:
                 self._spawn_error = exc
                 log.error("upstream %s: cannot spawn %s: %s", self.name, self.argv[0], exc)
                 self._started.set()
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, self.backoff_max)
+                await asyncio.sleep(backoff.spawn_failed())
                 continue
             self.generation += 1
             self._spawn_error = None
@@ -195,10 +188,7 @@ class ChildProcess:
                 except Exception:  # noqa: BLE001 - a callback bug must not stop respawns
                     log.exception("upstream %s: exit handler failed", self.name)
             # Back off only when the child dies quickly (a crash loop), not after a long healthy run.
-            if asyncio.get_running_loop().time() - started_at > 30:
-                backoff = self.backoff_initial
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, self.backoff_max)
+            await asyncio.sleep(backoff.exited(asyncio.get_running_loop().time() - started_at))
 
     async def _spawn(self) -> tuple[Any, _StdoutFrames]:
         """A new generation: the adopted early process (once), else a fresh one; each with a fresh stdout reader."""
@@ -313,14 +303,14 @@ class _StdoutFrames:
     def _line(self, line: bytes) -> None:
         child = self.child
         child.output_seen.set()
-        line = line.strip()
-        if not line:
-            return
         try:
-            msg = jsonrpc.parse_frame(line)
+            msg = stdout_frame(line)
         except jsonrpc.FrameError as exc:
-            log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", child.name, exc.message, line)
+            log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", child.name, exc.message, line.strip())
             return
+        if msg is None:
+            return
+        line = line.strip()
         offered = False
         if not self.queue and not self.busy and "method" not in msg and child.on_response is not None:
             offered = True
@@ -330,7 +320,7 @@ class _StdoutFrames:
             except Exception:  # noqa: BLE001
                 log.exception("upstream %s: message handler failed", child.name)
                 return
-        over = len(self.queue) >= MAX_QUEUED_FRAMES or self.queued_bytes + len(line) > child.max_line_bytes
+        over = over_cap(len(self.queue), self.queued_bytes, len(line), child.max_line_bytes)
         if over and self.close_started:
             if not self.dropped:
                 log.warning("upstream %s: closing; dropping its frames past %d queued", child.name, len(self.queue))
@@ -352,7 +342,7 @@ class _StdoutFrames:
             while queue:
                 msg, size, offered = queue.popleft()
                 self.queued_bytes -= size
-                if self.paused and len(queue) <= MAX_QUEUED_FRAMES // 2 and self.queued_bytes <= child.max_line_bytes // 2:
+                if self.paused and may_resume(len(queue), self.queued_bytes, child.max_line_bytes):
                     self._resume()
                 self.busy = True
                 try:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.translate import stdio_child
 from mcp_eras.bridge.upstream import prespawn, process
 from mcp_eras.bridge.upstream.process import ChildProcess
 
@@ -395,7 +396,7 @@ async def test_a_flood_behind_a_slow_handler_pauses_the_pipe_and_loses_nothing(
 
     monkeypatch.setattr(process._StdoutFrames, "data", record_data)
     monkeypatch.setattr(process._StdoutFrames, "_resume", record_resume)
-    total = 10 * process.MAX_QUEUED_FRAMES  # ~700 KB: more than one read (256 KiB) past the cap, on either loop
+    total = 10 * stdio_child.MAX_QUEUED_FRAMES  # ~700 KB: more than one read (256 KiB) past the cap, on either loop
     got: list[int] = []
     gate, done = asyncio.Event(), asyncio.Event()
 
@@ -411,7 +412,7 @@ async def test_a_flood_behind_a_slow_handler_pauses_the_pipe_and_loses_nothing(
         await child.send({"flood": total})
         await asyncio.wait_for(paused.wait(), 30)
         assert child._frames is not None and child._frames.paused
-        assert len(child._frames.queue) > process.MAX_QUEUED_FRAMES
+        assert len(child._frames.queue) > stdio_child.MAX_QUEUED_FRAMES
         gate.set()
         await asyncio.wait_for(done.wait(), 60)
     finally:
@@ -419,7 +420,7 @@ async def test_a_flood_behind_a_slow_handler_pauses_the_pipe_and_loses_nothing(
     assert resumed.is_set()
     assert got == list(range(total))
     assert while_paused == [], "nothing read while paused"
-    assert max(queued_at_a_read) <= process.MAX_QUEUED_FRAMES, "past the cap only the rest of the read that reached it"
+    assert max(queued_at_a_read) <= stdio_child.MAX_QUEUED_FRAMES, "past the cap only the rest of the read that reached it"
 
 
 async def test_closing_a_child_whose_pipe_is_paused_ends_promptly(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -432,7 +433,7 @@ async def test_closing_a_child_whose_pipe_is_paused_ends_promptly(how: str, monk
 
     child = scripted(how, on_message=on_message)
     await child.start()
-    await child.send({"flood": 10 * process.MAX_QUEUED_FRAMES})
+    await child.send({"flood": 10 * stdio_child.MAX_QUEUED_FRAMES})
     await asyncio.wait_for(paused.wait(), 30)
     proc, frames = child._proc, child._frames
     assert proc is not None and frames is not None
@@ -464,14 +465,14 @@ async def test_the_queue_is_capped_in_frames_and_bytes_and_frames_past_it_while_
     child = ChildProcess(SILENT, on_message=on_message, name="by-hand", max_line_bytes=100_000)
     frames = process._StdoutFrames(child)
     frames.transport = pipe = FakePipe()  # type: ignore[assignment]
-    frames.data(note(0).encode() * process.MAX_QUEUED_FRAMES)
-    assert pipe.reading and len(frames.queue) == process.MAX_QUEUED_FRAMES
+    frames.data(note(0).encode() * stdio_child.MAX_QUEUED_FRAMES)
+    assert pipe.reading and len(frames.queue) == stdio_child.MAX_QUEUED_FRAMES
     frames.data(note(1).encode())
     assert not pipe.reading, "one frame past the cap: paused"
     frames.closing()
     assert pipe.reading, "closing: read on to the end"
     frames.data(note(2).encode() * 5)
-    assert len(frames.queue) == process.MAX_QUEUED_FRAMES + 1 and frames.dropped == 5
+    assert len(frames.queue) == stdio_child.MAX_QUEUED_FRAMES + 1 and frames.dropped == 5
 
     frames = process._StdoutFrames(child)
     frames.transport = pipe = FakePipe()  # type: ignore[assignment]
