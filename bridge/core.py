@@ -175,8 +175,6 @@ def served_by(up: Upstream) -> Upstream | None:
     """The real upstream at the bottom of ``up``'s stack; None while a layer does not know it yet (an auto-probing
     upstream before its probe, a fleet server before its first start)."""
     current: Upstream | None = up
-    for _ in range(MAX_LAYERS):
-        if current is None or not current.wraps:
-            return current
+    while current is not None and current.wraps:
         current = current.inner
-    return None
+    return current

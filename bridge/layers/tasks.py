@@ -94,6 +94,10 @@ class TasksUpstream(Upstream):
         """The server capabilities ``_plain_calls`` looked at last, and whether they offer no tasks (held: the same
         dict is the same verdict)."""
         self._started = False
+        self._served: Upstream | None = None
+        """The real upstream under this layer, once known (it never changes then: ``_real``)."""
+        self._itself: bool | None = None
+        """Whether it serves the extension itself (``_serves_itself``), once known."""
         self.legacy_clients = LegacyClientTasks(self, self._modern)
         self.room = TaskRoom(self)
         self.remote: Any = None
@@ -138,7 +142,7 @@ class TasksUpstream(Upstream):
         """Whether ``_call`` would hand this caller's ``tools/call`` straight to the inner upstream, decided without
         awaiting anything: a started 2026 upstream (it serves the extension itself), or a 2025 server whose ready
         session of this caller declared no tasks while no task channel of the caller is open. Unsure: False."""
-        if self._serves_itself():
+        if self._itself or (self._itself is None and self._serves_itself()):
             return self._started
         if self.channels and any(principal == ctx.principal and channel.state == "ready"
                                  for (principal, _caps), channel in self.channels.items()):
@@ -272,12 +276,8 @@ class TasksUpstream(Upstream):
     def _ready_caps(self, ctx: CallContext) -> dict[str, Any] | None:
         """The server capabilities a ready session of this caller read (its own dict: callers only read it). The
         session found last for each caller is tried first: a call does not scan every caller's sessions."""
-        real = served_by(self.inner)
-        if real is None:
-            return None
-        live = real.live
-        hinted = self._ready_hints.get(ctx.principal)
-        hint = live.get(hinted) if hinted is not None else None
+        live = (self._served or self._real() or self.inner).live  # (no real upstream yet: a layer's, empty)
+        hint = live.get(self._ready_hints.get(ctx.principal))  # type: ignore[arg-type]
         if hint is not None and hint.state == "ready" and hint.rec.principal == ctx.principal:
             return hint.server_caps
         for session in live.values():
@@ -288,10 +288,21 @@ class TasksUpstream(Upstream):
                 return session.server_caps
         return None
 
+    def _real(self) -> Upstream | None:
+        """The real upstream under this layer; None while an auto-probing one has not chosen. Once chosen it stays (an
+        auto-probing upstream chooses once; a fleet server's new generation gets a tasks layer of its own)."""
+        self._served = served_by(self.inner)
+        return self._served
+
     def _serves_itself(self) -> bool:
         """Whether the upstream is known to be one with no 2025 transports (a 2026 server: it serves the extension
-        itself). False while an auto-probing upstream has not chosen."""
-        return served_by(self.inner) is not None and self.transports() is None
+        itself). False while an auto-probing upstream has not chosen. Kept once known (it runs on every call)."""
+        itself = self._itself
+        if itself is None:
+            if (self._served or self._real()) is None:
+                return False
+            itself = self._itself = self.transports() is None
+        return itself
 
     async def _channel_if_legacy(self, ctx: CallContext, caps: dict[str, Any]) -> TaskChannel | None:
         if not self._started:
