@@ -5,14 +5,17 @@ mcp 2.3.0's own OAuth client (``OAuthClientProvider``: protected resource metada
 metadata, dynamic registration, PKCE, the ``resource`` parameter) signs in to each server and calls its tool; the
 browser step is the page-less test interaction, followed with redirects and cookies as a browser would. Then a
 token issued for one server is refused by the other (audience binding, RFC 8707), a request without a token is
-answered 401 with the server's metadata, and a token without the required scope is refused.
+answered 401 with the server's metadata, and a token without the required scope is refused (403).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import secrets
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import httpx2
@@ -21,16 +24,17 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from parts import LEGACY, MODERN, AuthServer, auth_server, protected_server
+from parts import LEGACY, MODERN, SCOPE, AuthServer, auth_server, protected_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.legacy_peer, pytest.mark.timeout(240)]
 REDIRECT = "http://127.0.0.1:9/callback"  # never listened on: the browser stops at the redirect and hands it over
 MAX_HOPS = 15
+OTHER_SCOPE = "mcp:other"  # one the authorization server grants and no server requires
 
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[AuthServer, dict[str, str]]]:
-    with auth_server() as issuer, protected_server(LEGACY, issuer.issuer) as legacy, \
+    with auth_server(scopes=f"{SCOPE} {OTHER_SCOPE}") as issuer, protected_server(LEGACY, issuer.issuer) as legacy, \
             protected_server(MODERN, issuer.issuer) as modern:
         yield issuer, {LEGACY: legacy, MODERN: modern}
 
@@ -140,3 +144,37 @@ async def test_a_token_for_one_server_is_refused_by_the_other(stack: tuple[AuthS
             bare = await client.post(urls[era], json=ping, headers=headers)
             assert bare.status_code == 401
             assert "resource_metadata=" in bare.headers.get("www-authenticate", "")
+
+
+async def token_with_scope(issuer: str, resource: str, scope: str) -> str:
+    """A token for ``resource`` with exactly ``scope``, by hand: registration, PKCE, authorization, token."""
+    async with httpx.AsyncClient(timeout=20.0) as client:
+        meta = (await client.get(issuer.rstrip("/") + "/.well-known/openid-configuration")).json()
+        registered = (await client.post(meta["registration_endpoint"], json={
+            "redirect_uris": [REDIRECT], "grant_types": ["authorization_code"], "response_types": ["code"],
+            "token_endpoint_auth_method": "none"})).json()
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        query = {"response_type": "code", "client_id": registered["client_id"], "redirect_uri": REDIRECT, "scope": scope,
+                 "resource": resource, "code_challenge": challenge, "code_challenge_method": "S256", "state": "s"}
+        browser = HeadlessBrowser()
+        await browser.open(f"{meta['authorization_endpoint']}?{urlencode(query)}")
+        assert browser.result is not None and browser.result.iss == issuer  # RFC 9207
+        answer = (await client.post(meta["token_endpoint"], data={
+            "grant_type": "authorization_code", "code": browser.result.code, "redirect_uri": REDIRECT,
+            "client_id": registered["client_id"], "code_verifier": verifier, "resource": resource})).json()
+    return str(answer["access_token"])
+
+
+@pytest.mark.parametrize("era", [LEGACY, MODERN])
+async def test_a_token_without_the_required_scope_is_refused(stack: tuple[AuthServer, dict[str, str]], era: str) -> None:
+    issuer, urls = stack
+    token = await token_with_scope(issuer.issuer, urls[era], OTHER_SCOPE)
+    assert claims(token)["aud"] == urls[era] and SCOPE not in claims(token)["scope"].split()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {token}"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    async with httpx.AsyncClient(timeout=20.0) as client:
+        refused = await client.post(urls[era], json=ping, headers=headers)
+    assert refused.status_code == 403, (refused.status_code, refused.text[:300])
+    assert "insufficient_scope" in refused.headers.get("www-authenticate", "") + refused.text
