@@ -3,6 +3,7 @@ whatever else owns the names ``mcp-bridge`` and ``mcp-migrate`` on a machine or 
 
     mcp-eras bridge serve --stdio -- python server.py     (= mcp-bridge ...)
     mcp-eras migrate ./src                                (= mcp-migrate ...)
+    mcp-eras auth login https://mcp.example.com/mcp       (sign in to a protected upstream ahead of time)
     mcp-eras --version
 """
 
@@ -17,6 +18,7 @@ USAGE = """Usage: mcp-eras [--version] [-h] COMMAND [ARGS]...
 Commands:
   bridge   Translate MCP between the two revisions, both ways (the mcp-bridge command).
   migrate  Port MCP Python SDK v1 (FastMCP) servers to v2 (the mcp-migrate command).
+  auth     Sign in to, list and sign out of OAuth-protected upstream servers (login, status, logout).
 
 Run `mcp-eras COMMAND -h` for a command's options.
 """
@@ -44,6 +46,10 @@ def main(argv: list[str] | None = None) -> None:
         from mcp_eras.migrate.cli import app, route
 
         sys.exit(app(args=route(rest), prog_name="mcp-eras migrate"))
+    elif command == "auth":
+        from mcp_eras.bridge.auth.cli import app as auth_app
+
+        sys.exit(auth_app(args=rest, prog_name="mcp-eras auth"))
     else:
-        sys.stderr.write(f"mcp-eras: unknown command {command!r}: want bridge or migrate (see 'mcp-eras -h')\n")
+        sys.stderr.write(f"mcp-eras: unknown command {command!r}: want bridge, migrate or auth (see 'mcp-eras -h')\n")
         sys.exit(2)
