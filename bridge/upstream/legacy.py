@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import secrets
-from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
+from mcp_eras.bridge.translate.legacy_server.leases import LeaseLine
 from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
 from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Step, ToClient, ToServer, Wake
 from mcp_eras.bridge.upstream.deadline import Deadline
@@ -68,12 +69,11 @@ class LegacyUpstream(Upstream):
         self.restarts = 0
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
-        """Identity key -> callers waiting for one of its input leases, first come first served."""
-        self._woken: dict[str, int] = {}
-        """Identity key -> waiters woken for a free lease that have not taken it yet."""
-        self._resumers: dict[str, deque[tuple[int, asyncio.Future[None]]]] = {}
-        """Session id -> parked calls of that session waiting to run again (they get its lease first)."""
+        self.leases = LeaseLine()
+        """Who waits for an input lease, in the order they are served (pure: ``legacy_server.leases``)."""
+        self._waiters: dict[int, asyncio.Future[None]] = {}
+        """Token of ``leases`` -> the future its waiter awaits (while it waits)."""
+        self._tokens = itertools.count(1)
         self._opening: dict[str, asyncio.Event] = {}
         """Sessions granted new whose predecessors are still closing: others granted them wait (never a KeyError)."""
         self._closed = False
@@ -225,8 +225,8 @@ class LegacyUpstream(Upstream):
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
         choice: Grant | Wait | None = None
         # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
-        key = lease_key(request, ctx.principal) if request is not None and self._queues else None
-        queued = key is not None and self._live_waiters(key)
+        key = lease_key(request, ctx.principal) if request is not None and self.leases.queues else None
+        queued = key is not None and self.leases.waiting(key, self._live)
         if not queued:
             # The common case: a lease is free now (the same first step as the loop below, without its deadline scope).
             if self._closed:
@@ -319,80 +319,53 @@ class LegacyUpstream(Upstream):
             self._cancel_timer(rec.puc)
         self._lease_freed(session.sid)
 
-    # --- lease waiters (no thundering herd: each freed lease wakes one waiter) ------------------------
+    # --- lease waiters (``legacy_server.leases`` decides who is woken; here they wait) ---------------------
 
-    def _live_waiters(self, key: str) -> bool:
-        queue = self._queues.get(key)
-        while queue and queue[0].done():
-            queue.popleft()
-        return bool(queue)
+    def _waiter(self) -> tuple[asyncio.Future[None], int]:
+        token = next(self._tokens)
+        fut = self._waiters[token] = asyncio.get_running_loop().create_future()
+        return fut, token
+
+    def _live(self, token: int) -> bool:
+        fut = self._waiters.get(token)
+        return fut is not None and not fut.done()
+
+    def _set(self, tokens: Iterable[int]) -> None:
+        for token in tokens:
+            fut = self._waiters.get(token)
+            if fut is not None and not fut.done():
+                fut.set_result(None)
 
     async def _wait_for_lease(self, key: str, *, at_head: bool) -> None:
         """Queue for a lease of identity ``key`` until ``_wake`` names this waiter. A waiter cancelled
         (deadline, client gone) after being woken hands its wake to the next one: no lost wake-up."""
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        queue = self._queues.setdefault(key, deque())
-        queue.appendleft(fut) if at_head else queue.append(fut)
+        fut, token = self._waiter()
+        self.leases.join(key, token, at_head=at_head)
         try:
             await fut
         except BaseException:
             if fut.done() and not fut.cancelled():
-                self._took_wake(key)
+                self.leases.took_wake(key)
                 self._wake(key)
             fut.cancel()
             raise
-        self._took_wake(key)
-
-    def _took_wake(self, key: str) -> None:
-        left = self._woken.get(key, 0) - 1
-        if left > 0:
-            self._woken[key] = left
-        else:
-            self._woken.pop(key, None)
+        finally:
+            self._waiters.pop(token, None)
+        self.leases.took_wake(key)
 
     def _lease_freed(self, sid: str) -> None:
-        """A lease of session ``sid`` may be free: a parked call resuming there takes it first (handed
-        over here, so nobody can overtake it), else the identity's next waiters are woken."""
-        if not self._resumers and not self._queues:
-            return  # nobody waits for a lease (the usual case: a lease is free whenever a call begins)
-        rec = self.pool.sessions.get(sid)
-        if rec is None:
-            return
-        resumers = self._resumers.get(sid)
-        while resumers and rec.lease is None:
-            upstream_id, fut = resumers.popleft()
-            if not fut.done() and self.pool.relock(sid, upstream_id):
-                fut.set_result(None)
-        if not resumers:
-            self._resumers.pop(sid, None)
-        self._wake(rec.key)
+        """A lease of session ``sid`` may be free: a parked call resuming there takes it first, else the identity's
+        next waiters are woken (``LeaseLine.freed``)."""
+        leases = self.leases
+        if leases.queues or leases.resumers:  # (``LeaseLine.idle``, read here: nobody waits on almost every call)
+            self._set(leases.freed(sid, self.pool, self.limits, self._live))
 
     def _wake(self, key: str) -> None:
-        queue = self._queues.get(key)
-        if not queue:
-            return
-        wanted = self.pool.free_leases(key, self.limits) - self._woken.get(key, 0)
-        while queue and wanted > 0:
-            fut = queue.popleft()
-            if not fut.done():
-                fut.set_result(None)
-                self._woken[key] = self._woken.get(key, 0) + 1
-                wanted -= 1
-        if not queue:
-            self._queues.pop(key, None)
+        self._set(self.leases.wake(key, self.pool, self.limits, self._live))
 
     def _wake_everyone(self) -> None:
         """Shutting down: every waiter wakes, sees it, and is answered."""
-        for queue in self._queues.values():
-            for fut in queue:
-                if not fut.done():
-                    fut.set_result(None)
-        for resumers in self._resumers.values():
-            for _uid, fut in resumers:
-                if not fut.done():
-                    fut.set_result(None)
-        self._queues.clear()
-        self._resumers.clear()
+        self._set(self.leases.everyone())
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -510,8 +483,8 @@ class LegacyUpstream(Upstream):
         """Running again, the call needs its own session's input lease back before its handler resumes:
         queue for it (``_lease_freed`` hands it over). Whatever stops the wait gives the call up, so the
         lease (if it was just handed over) goes back."""
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._resumers.setdefault(session.sid, deque()).append((live.upstream_id, fut))
+        fut, token = self._waiter()
+        self.leases.resume(session.sid, live.upstream_id, token)
         try:
             with anyio.fail_after(self.settings.request_timeout):
                 await fut
@@ -523,6 +496,8 @@ class LegacyUpstream(Upstream):
                 raise FrameError(LIMIT_ERROR, "Timed out waiting for the upstream session", {"limit": "lease_wait"},
                                  http_status=503) from None
             raise
+        finally:
+            self._waiters.pop(token, None)
         if self._closed:
             raise UpstreamError("bridge is shutting down")
 

@@ -50,7 +50,7 @@ async def until(condition: Callable[[], bool]) -> None:
 
 async def queued(up: LegacyUpstream, n: int) -> None:
     """Until ``n`` callers wait in the identity queues."""
-    await until(lambda: sum(1 for q in up._queues.values() for f in q if not f.done()) >= n)
+    await until(lambda: sum(1 for q in up.leases.queues.values() for t in q if up._live(t)) >= n)
 
 
 async def test_waiters_are_served_in_arrival_order_one_per_freed_lease() -> None:
@@ -72,7 +72,7 @@ async def test_waiters_are_served_in_arrival_order_one_per_freed_lease() -> None
     answers = await asyncio.wait_for(asyncio.gather(blocker, *waiters), 10)
     assert [a["result"]["content"][0]["text"] for a in answers[1:]] == ["1", "2", "3", "4", "5"]
     assert order == [1, 2, 3, 4, 5]
-    assert not up._queues and not up._resumers
+    assert not up.leases.queues and not up.leases.resumers
     await up.aclose()
 
 
@@ -99,7 +99,7 @@ async def test_a_waiter_cancelled_after_its_wake_up_passes_it_on() -> None:
     heads = [asyncio.ensure_future(up._wait_for_lease("k", at_head=False)) for _ in range(3)]
     await queued(up, 3)
     up._wake("k")  # one lease free (no session yet, room for one): exactly one waiter is woken
-    assert [f.done() for f in up._queues["k"]] == [False, False]
+    assert [up._live(t) for t in up.leases.queues["k"]] == [True, True]
     heads[0].cancel()  # ... and cancelled before it ran
     await asyncio.wait_for(heads[1], 10)  # the wake-up went to the next one, not lost
     assert not heads[2].done()
@@ -119,7 +119,7 @@ async def test_waiters_past_the_deadline_are_refused_by_name_and_the_next_caller
     await release(bank, blocker)
     answer = await up.call(tools_call(9, "echo", ASK, text="next"), ALICE, discard)
     assert answer["result"]["content"][0]["text"] == "next"
-    assert not up._queues
+    assert not up.leases.queues
     await up.aclose()
 
 
@@ -136,7 +136,7 @@ async def test_a_resuming_parked_call_takes_its_session_lease_before_queued_call
                                           "inputResponses": {k: {"action": "accept", "content": {}}
                                                              for k in first["result"]["inputRequests"]}}}
     resumed = asyncio.ensure_future(up.call(request, ALICE, discard))
-    await until(lambda: bool(up._resumers))
+    await until(lambda: bool(up.leases.resumers))
     bank.made[0].server.release.set()
     done = await asyncio.wait_for(asyncio.gather(blocker, resumed, waiter), 10)
     assert done[1]["result"]["content"][0]["text"] == "accept"
