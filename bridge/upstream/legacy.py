@@ -26,6 +26,7 @@ from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
+from mcp_eras.bridge.translate.legacy_server import session as rules
 from mcp_eras.bridge.translate.legacy_server.leases import LeaseLine
 from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
 from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Step, ToClient, ToServer, Wake
@@ -126,7 +127,7 @@ class LegacyUpstream(Upstream):
         rid = request.get("id")
         try:
             response = await self._call_once(request, ctx, emit)
-            if "error" in response and _session_expired(response):
+            if "error" in response and rules.session_expired(response):
                 # 2025-11-25 basic/transports.mdx §Session Management: a 404 means the server forgot the
                 # session and did not process the request. Re-initialize and send it once more.
                 log.info("upstream %s: session expired; re-initializing and retrying %s", self.name, request["method"])
@@ -434,7 +435,7 @@ class LegacyUpstream(Upstream):
         assert machine is not None
         puc = secrets.token_urlsafe(12)
         # A parked call lives no longer than the requestState that names it.
-        lifetime = min(self.settings.parked_timeout, self.settings.state_ttl)
+        lifetime = rules.parked_lifetime(self.settings.parked_timeout, self.settings.state_ttl)
         rec, released = self.pool.park(session.sid, machine, request, puc, ctx.principal,
                                        expires_ms=now_ms() + int(lifetime * 1000), limits=self.limits)
         for old in released:
@@ -533,9 +534,3 @@ class LegacyUpstream(Upstream):
         for listener in self.listeners:
             if listener.principal == session.rec.principal:
                 listener.queue.put_nowait(note)
-
-
-def _session_expired(response: Message) -> bool:
-    err = response.get("error")
-    data = err.get("data") if isinstance(err, dict) else None
-    return isinstance(data, dict) and data.get("sessionExpired") is True

@@ -22,20 +22,16 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import MRTR_METHODS
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
+from mcp_eras.bridge.translate.legacy_server import session as rules
 from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
 from mcp_eras.bridge.translate.legacy_server.mrtr import refusal_frame
 from mcp_eras.bridge.translate.legacy_server.pool import Limits, Pool, SessionRec, route_inbound
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport, SessionLost
 
 log = logging.getLogger("mcp_bridge.legacy")
-
-HELD_WAIT_S = 60.0
-"""How long a session-level server request waits for a call to carry it (at most the request timeout;
-60 s is also how long the TypeScript SDK's servers wait for an answer by default)."""
-
 
 def now_ms() -> int:
     return int(time.time() * 1000)
@@ -158,12 +154,11 @@ class LegacySession:
         settings = self.owner.settings
         await self.transport.open()
         self.log_level_set = False
-        info = self.rec.client_info
-        client_info = {"name": str(info.get("name")), "version": str(info.get("version", "0"))} if info else settings.bridge_info()
-        result = await self.roundtrip("initialize", tx.initialize_params(self.rec.caps, client_info), settings.connect_timeout * 3)
+        params = rules.initialize_request_params(self.rec.caps, self.rec.client_info, settings.bridge_info())
+        result = await self.roundtrip("initialize", params, settings.connect_timeout * rules.BRIDGE_TIMEOUT_FACTOR)
         accepted = tx.accepted_initialize(result)
         if accepted is None:
-            raise UpstreamError(f"upstream negotiated unsupported protocol version {result.get('protocolVersion')!r}")
+            raise UpstreamError(rules.unsupported_version(result))
         version, self.server_caps, self.server_info = accepted
         self.version = version
         self.init_result = result
@@ -189,7 +184,7 @@ class LegacySession:
         log.warning("upstream %s: session lost: %s", self.owner.name, why)
         self.owner.restarts += 1
         for call in list(self.calls.values()):
-            call.queue.put_nowait(jsonrpc.error_response(call.upstream_id, INTERNAL_ERROR, f"Upstream failed: {why}"))
+            call.queue.put_nowait(rules.lost_call_frame(call.upstream_id, why))
         self.calls.clear()
         self._disarm_held()
         self.owner.session_lost(self)
@@ -241,15 +236,15 @@ class LegacySession:
             raise UpstreamError(f"upstream did not answer {method} in time") from None
         finally:
             self.close_call(call)
-        if "error" in msg:
-            err = msg["error"] if isinstance(msg["error"], dict) else {}
-            raise UpstreamError(f"upstream {method} failed: {err.get('message', err)}")
-        return msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        outcome = rules.own_request_outcome(method, msg)
+        if isinstance(outcome, str):
+            raise UpstreamError(outcome)
+        return outcome
 
     async def ensure_log_level(self) -> None:
         # 2026 requests opt into logs per request (logLevel); a 2025 server needs one setLevel per
         # session (2025-11-25 server/utilities/logging.mdx §Setting Log Level): the bridge filters.
-        if self.log_level_set or not isinstance(self.server_caps.get("logging"), dict):
+        if not rules.wants_log_level(self.log_level_set, self.server_caps):
             return
         self.log_level_set = True
         try:
@@ -305,7 +300,7 @@ class LegacySession:
         elif kind == "pong":
             await self.send_quietly(jsonrpc.result_response(msg["id"], {}))
         elif kind == "unknown":
-            await self.send_quietly(jsonrpc.error_response(msg["id"], METHOD_NOT_FOUND, f"Method not found: {msg['method']}"))
+            await self.send_quietly(rules.unknown_method_frame(msg["id"], msg["method"]))
         elif kind == "hold":
             await self._hold(msg)
 
@@ -315,7 +310,7 @@ class LegacySession:
         """Keep a request no call can carry for the session's next input-capable call (the pool decides;
         this runs its deadline). Before the first call nobody can be asked: see the README, Roots."""
         owner = self.owner
-        wait_ms = int(min(owner.settings.request_timeout, HELD_WAIT_S) * 1000)
+        wait_ms = rules.held_wait_ms(owner.settings.request_timeout)
         answer = owner.pool.hold(self.sid, msg, now_ms=now_ms(), wait_ms=wait_ms, limits=owner.limits)
         if answer is not None:
             log.info("upstream %s: %s answered for the client: %s", owner.name, msg["method"], answer["error"]["message"])

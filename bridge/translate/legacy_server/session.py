@@ -1,0 +1,81 @@
+"""Direction A, pure: the rules of one initialized 2025 upstream session that are not a call's (its handshake,
+the bridge's own requests on it, what its loss tells the calls, how long a request no call carries is held).
+
+The shell (``mcp_eras.bridge.upstream.legacy_driver``) runs the session: it sends, reads and waits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate.legacy_server import frames as tx
+
+HELD_WAIT_S = 60.0
+"""How long a session-level server request waits for a call to carry it (at most the request timeout;
+60 s is also how long the TypeScript SDK's servers wait for an answer by default)."""
+
+BRIDGE_TIMEOUT_FACTOR = 3
+"""``initialize`` may take this many connect timeouts (a server loads before it answers its first request)."""
+
+
+def initialize_request_params(caps: dict[str, Any] | None, client_info: dict[str, Any] | None,
+                              bridge_info: dict[str, str]) -> Message:
+    """The ``initialize`` params of a session opened for a client identity (2025-11-25 basic/lifecycle.mdx
+    §Initialization): the client's capabilities, and its ``clientInfo`` (name and version as strings), or the bridge's
+    own when the session is the bridge's (a provisional one, or a caller that sent none)."""
+    info = {"name": str(client_info.get("name")), "version": str(client_info.get("version", "0"))} if client_info else bridge_info
+    return tx.initialize_params(caps, info)
+
+
+def unsupported_version(result: Any) -> str:
+    """Why an ``InitializeResult`` the bridge cannot serve on ends the handshake (2025-11-25 basic/lifecycle.mdx
+    §Version Negotiation: the client should then disconnect)."""
+    version = result.get("protocolVersion") if isinstance(result, dict) else None
+    return f"upstream negotiated unsupported protocol version {version!r}"
+
+
+def own_request_outcome(method: str, response: Message) -> dict[str, Any] | str:
+    """The result of a request the bridge made itself (``initialize``, ``logging/setLevel``, ``resources/subscribe``),
+    or why it failed."""
+    if "error" in response:
+        err = response["error"] if isinstance(response["error"], dict) else {}
+        return f"upstream {method} failed: {err.get('message', err)}"
+    result = response.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def lost_call_frame(upstream_id: int, why: str) -> Message:
+    """What a call in flight on a session that died receives in place of its response (-32603 at once)."""
+    return jsonrpc.error_response(upstream_id, INTERNAL_ERROR, f"Upstream failed: {why}")
+
+
+def unknown_method_frame(server_id: RequestId, method: str) -> Message:
+    """The answer to a server request the bridge does not serve on a session (2025-11-25: -32601)."""
+    return jsonrpc.error_response(server_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def wants_log_level(already_set: bool, server_caps: dict[str, Any]) -> bool:
+    """Whether the session needs its one ``logging/setLevel``: 2026 requests opt into logs per request
+    (``logLevel``), a 2025 server needs one per session (2025-11-25 server/utilities/logging.mdx §Setting Log Level),
+    set to ``debug`` so the bridge can filter per request."""
+    return not already_set and isinstance(server_caps.get("logging"), dict)
+
+
+def held_wait_ms(request_timeout: float) -> int:
+    """How long a request no call can carry is held for the session's next input-capable call."""
+    return int(min(request_timeout, HELD_WAIT_S) * 1000)
+
+
+def session_expired(response: Message) -> bool:
+    """The upstream forgot the session and did not process the request (2025-11-25 basic/transports.mdx §Session
+    Management: a 404 to a request with ``Mcp-Session-Id``): re-initialize and send it once more."""
+    err = response.get("error")
+    data = err.get("data") if isinstance(err, dict) else None
+    return isinstance(data, dict) and data.get("sessionExpired") is True
+
+
+def parked_lifetime(parked_timeout: float, state_ttl: float) -> float:
+    """A parked call lives no longer than the ``requestState`` that names it."""
+    return min(parked_timeout, state_ttl)
