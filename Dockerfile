@@ -7,7 +7,7 @@
 # reachable through the published port, so CMD says so explicitly (--host 0.0.0.0). Requests are then
 # accepted only with a Host header in MCP_BRIDGE_ALLOW_HOST (space-separated; the DNS-rebinding
 # defence): set it to the names clients use, e.g. -e MCP_BRIDGE_ALLOW_HOST="localhost bridge.internal".
-# Every other option is an MCP_BRIDGE_* variable too; see `docker run --rm mcp-eras serve -h`.
+# Every other option is an MCP_BRIDGE_* variable too; see `docker run --rm mcp-eras serve --help-env`.
 # A stdio upstream: put the server in an image derived from this one and end CMD with `-- COMMAND ARGS`.
 
 FROM python:3.11-slim AS build
