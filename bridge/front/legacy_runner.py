@@ -26,6 +26,7 @@ from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
+from mcp_eras.bridge.translate.legacy_client.routing import NoteTo, route_note
 from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Resume, Step, ToClient
 
 log = logging.getLogger("mcp_bridge.front.legacy")
@@ -180,18 +181,11 @@ class LegacyFrontSession:
 
     def _emitter(self, send: Send, level: str | None) -> Callable[[Message], Awaitable[None]]:
         async def emit(note: Message) -> None:
-            method = note.get("method")
-            if method == "notifications/progress":
-                if ls.admit_progress(self.state, note):
-                    await send(note)
+            routed = route_note(self.state, level, note)
+            if routed is None:
                 return
-            if method == "notifications/message":
-                if ls.admit_log(level, note):
-                    await send(note)
-                return
-            out = lf.to_legacy_notification(note)
-            if out is not None and out.get("method") in lf.LISTEN_NOTIFICATIONS:
-                await self.deliver_unsolicited(out)
+            to, frame = routed
+            await (send(frame) if to is NoteTo.REQUEST else self.deliver_unsolicited(frame))
 
         return emit
 
