@@ -27,9 +27,18 @@ from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
-from mcp_eras.bridge.translate import headers as mirror_headers
-from mcp_eras.bridge.translate.fronts import Accepted, Refuse, is_legacy_post, legacy_only_refusal, method_refusal, modern_post
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, FrameError, Message
+from mcp_eras.bridge.translate.fronts import (
+    Accepted,
+    Refuse,
+    body_too_large,
+    declared_over,
+    is_legacy_post,
+    learn_param_headers,
+    legacy_only_refusal,
+    method_refusal,
+    modern_post,
+)
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
 log = logging.getLogger("mcp_bridge.http")
@@ -100,16 +109,15 @@ _TRACE_FIELDS = frozenset(eras.TRACE_META_KEYS)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+    if declared_over(request.headers.get("content-length"), limit):
+        raise body_too_large(limit)
     if "_body" not in request.__dict__ and not request._stream_consumed:  # noqa: SLF001 - Starlette's own flags
         # The usual case: one ASGI message holds the whole body (no async generator per request).
         message = await request.receive()
         if message["type"] == "http.request" and not message.get("more_body", False):
             body: bytes = message.get("body", b"")
             if len(body) > limit:
-                raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+                raise body_too_large(limit)
             request._stream_consumed = True  # noqa: SLF001
             return body
         return await _read_rest(request, message, limit)
@@ -117,7 +125,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+            raise body_too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -133,7 +141,7 @@ async def _read_rest(request: Request, message: Message, limit: int) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+            raise body_too_large(limit)
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
@@ -333,15 +341,7 @@ class HttpFront:
                     await task
 
     def _learn_param_schemas(self, response: Message) -> None:
-        tools = (response.get("result") or {}).get("tools") if isinstance(response.get("result"), dict) else None
-        for tool in tools if isinstance(tools, list) else []:
-            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-                continue
-            annotations = mirror_headers.header_param_names(tool)
-            if annotations:
-                self.param_headers[tool["name"]] = annotations
-            else:
-                self.param_headers.pop(tool["name"], None)
+        learn_param_headers(self.param_headers, response)
 
     async def healthz(self, request: Request) -> Response:
         status = self.upstream.status()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_eras.bridge.translate import eras, jsonrpc, modern_front
+from mcp_eras.bridge.translate import headers as mh
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST, FrameError, Message, RequestId
 
 # --- what a front does with a frame ------------------------------------------------------------------
@@ -202,3 +203,29 @@ def modern_post(msg: Message, headers: Mapping[str, str],
     except FrameError as exc:
         return Refuse.of(exc, msg.get("id"))
     return meta
+
+
+def declared_over(declared: str | None, limit: int) -> bool:
+    """Whether a request's ``Content-Length`` announces a body over the cap (refused before it is read)."""
+    return declared is not None and declared.isdigit() and int(declared) > limit
+
+
+def body_too_large(limit: int) -> FrameError:
+    """413 Content Too Large (RFC 9110 §15.5.14) with a JSON-RPC error without ``id`` (the body was not read)."""
+    return FrameError(INVALID_REQUEST, f"Request body exceeds {limit} bytes", http_status=413)
+
+
+def learn_param_headers(cache: dict[str, dict[tuple[str, ...], str]], response: Message) -> None:
+    """Keep the ``x-mcp-header`` annotations (by tool name) of a ``tools/list`` result the front relays: later
+    ``tools/call`` requests' ``Mcp-Param-*`` headers are checked against them (2026-07-28
+    basic/transports/streamable-http.mdx); a tool listed without them is forgotten."""
+    result = response.get("result")
+    tools = result.get("tools") if isinstance(result, dict) else None
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            continue
+        annotations = mh.header_param_names(tool)
+        if annotations:
+            cache[tool["name"]] = annotations
+        else:
+            cache.pop(tool["name"], None)

@@ -17,8 +17,11 @@ from mcp_eras.bridge.translate.fronts import (
     Reply,
     Run,
     StdioFront,
+    body_too_large,
+    declared_over,
     first_frame_era,
     is_legacy_post,
+    learn_param_headers,
     legacy_only_refusal,
     method_refusal,
     modern_post,
@@ -121,3 +124,21 @@ def test_a_2026_post_is_dispatched_accepted_or_refused() -> None:
     assert isinstance(response, Refuse) and response.status == 400 and "do not send responses" in response.message
     mismatch = modern_post(call, {**headers, "mcp-method": "tools/list"}, {})
     assert isinstance(mismatch, Refuse) and mismatch.code == -32020 and mismatch.id == call["id"]
+
+
+def test_body_caps() -> None:
+    assert declared_over("65", 64) and not declared_over("64", 64)
+    assert not declared_over(None, 64) and not declared_over("lots", 64)  # not a number: the reader counts the bytes
+    err = body_too_large(64)
+    assert err.http_status == 413 and err.code == -32600 and "64 bytes" in err.message and err.id is None
+
+
+def test_the_front_learns_param_header_annotations_from_relayed_listings() -> None:
+    tool = {"name": "regional", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    cache: dict = {"plain": {("x",): "X"}}
+    listing = jsonrpc.result_response(1, {"tools": [tool, {"name": "plain", "inputSchema": {"type": "object"}}, 7]})
+    learn_param_headers(cache, listing)
+    assert cache == {"regional": {("region",): "Region"}}  # a tool listed without annotations is forgotten
+    learn_param_headers(cache, jsonrpc.error_response(1, -32603, "x"))
+    assert cache == {"regional": {("region",): "Region"}}
