@@ -4,10 +4,11 @@
                             [--bridge-python PY]
 
 Run it with the interpreter of the client's era (mcp 2.3.0 for 2026-07-28, mcp 1.x for 2025-11-25). It starts the
-bridge with ``--oauth-token-store DIR`` and ``BROWSER`` set to the headless opener (its own environment decides
-where the opener logs), calls the upstream's ``whoami`` tool N times, ``S`` seconds apart, in the same session,
-and prints one JSON object: ``{"results": [text or {"error": message}, ...]}``. Exit status 0 when the session
-opened (whatever the calls answered), 1 when it did not.
+bridge with ``--oauth-token-store DIR``, debug logging (on this process's stderr) and ``BROWSER`` set to the
+headless opener (its own environment decides where the opener logs), calls the upstream's ``whoami`` tool N
+times, ``S`` seconds apart, in the same session, and prints one JSON object: ``{"results": [text or
+{"error": message}, ...]}``. Exit status 0 when the session opened (whatever the calls answered), 1 when it
+did not.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ READ_TIMEOUT = 90.0  # a call may wait for a sign-in in the (headless) browser
 
 def bridge(options: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     argv = [options.bridge_python, "-m", "mcp_eras.bridge", "serve", "--stdio", "--upstream", options.upstream,
-            "--oauth-token-store", options.store]
+            "--oauth-token-store", options.store, "--log-level", "debug"]
     return argv, {**os.environ, "BROWSER": str(OPENER)}
 
 

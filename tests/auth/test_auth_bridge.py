@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ import peers
 TTL = 4  # seconds an access token lives
 CLIENT = Path(__file__).resolve().parent / "bridge_client.py"
 RUN_TIMEOUT = 240.0
+BEARER_VALUE = re.compile(r"Bearer [A-Za-z0-9._~+/-]{20,}=*(\s|$)")  # a credential, not a challenge's parameters
 
 pytestmark = [
     pytest.mark.legacy_peer,
@@ -47,13 +49,16 @@ def stack() -> Iterator[tuple[AuthServer, dict[str, str]]]:
 
 
 def session(era: str, url: str, store: Path, calls: int = 1, pause: float = 0.0) -> list[Any]:
-    """One client session of ``era`` through the bridge; the ``whoami`` answers (or errors) in order."""
+    """One client session of ``era`` through the bridge; the ``whoami`` answers (or errors) in order. The bridge logs
+    at debug level, and not one line holds a token (a JWT starts ``eyJ``) or a bearer credential."""
     python = peers.MODERN_PYTHON if era == MODERN else peers.legacy_python()
     cmd = [str(python), str(CLIENT), "--era", era, "--upstream", url, "--store", str(store), "--calls", str(calls),
            "--pause", str(pause), "--bridge-python", str(peers.MODERN_PYTHON)]
     proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT,
                           env={**os.environ, "HEADLESS_OPENER_LOG": str(store.parent / "opener.log")})
     assert proc.returncode == 0, f"the {era} client's session failed:\n{proc.stderr[-3000:]}"
+    leaks = [line for line in proc.stderr.splitlines() if "eyJ" in line or BEARER_VALUE.search(line)]
+    assert not leaks, f"token material in the bridge's log: {leaks[:3]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])["results"]
 
 
