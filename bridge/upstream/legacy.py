@@ -23,12 +23,12 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.translate import eras, jsonrpc
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message, RequestId
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server import listen
 from mcp_eras.bridge.translate.legacy_server import session as rules
 from mcp_eras.bridge.translate.legacy_server.leases import LeaseLine
-from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
+from mcp_eras.bridge.translate.legacy_server.pool import Grant, Limits, ParkedRec, Pool, Refuse, Wait, lease_key
 from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, Step, ToClient, ToServer, Wake
 from mcp_eras.bridge.upstream.deadline import Deadline
 from mcp_eras.bridge.upstream.legacy_driver import LegacySession, LiveCall, now_ms
@@ -137,7 +137,7 @@ class LegacyUpstream(Upstream):
             exc.id = rid
             return exc.to_response()
         except UpstreamError as exc:
-            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {exc}")
+            return rules.upstream_failed(rid, exc)
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         method = request["method"]
@@ -265,7 +265,7 @@ class LegacyUpstream(Upstream):
     def _acquire(self, request: Message | None, ctx: CallContext, meta: dict[str, Any] | None = None) -> Grant | Wait:
         choice = self.pool.acquire(request, ctx.principal, self._new_sid, limits=self.limits, now_ms=now_ms(), meta=meta)
         if isinstance(choice, Refuse):
-            raise FrameError(LIMIT_ERROR, choice.message, {"limit": choice.limit}, http_status=choice.status)
+            raise rules.refusal_error(choice)
         if isinstance(choice, Grant) and choice.new:
             self._new_sid = secrets.token_hex(6)  # the id offered for a new session is used up only when one opens
         return choice
@@ -290,8 +290,7 @@ class LegacyUpstream(Upstream):
                 await self._wait_for_lease(key, at_head=not queued)
                 queued = False
         self.pool.refused["lease_wait"] = self.pool.refused.get("lease_wait", 0) + 1
-        raise FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session",
-                         {"limit": "per_identity_sessions"}, http_status=503)
+        raise rules.no_session_in_time()
 
     async def _opened(self, choice: Grant) -> LegacySession:
         """The live session of an existing grant, once its opener has made it live."""
@@ -412,7 +411,7 @@ class LegacyUpstream(Upstream):
                 actions = machine.on_upstream(msg, now_ms())
         except asyncio.CancelledError:
             if deadline.expired_here():
-                return jsonrpc.error_response(request["id"], INTERNAL_ERROR, "Upstream did not answer in time")
+                return rules.no_answer_in_time(request["id"])
             raise
         finally:
             deadline.close()
@@ -466,7 +465,7 @@ class LegacyUpstream(Upstream):
                                   digest=tx.request_digest(request))
         rec, locked = self.pool.reclaim(claims.puc, claims.round)
         if rec is None:
-            raise FrameError(INVALID_PARAMS, "Invalid requestState: unknown, already used or expired", {"reason": "unknown"})
+            raise rules.unknown_state()
         self._cancel_timer(claims.puc)
         session = self.live.get(rec.sid)
         live = session.calls.get(rec.upstream_id) if session is not None else None
@@ -474,7 +473,7 @@ class LegacyUpstream(Upstream):
             if locked:
                 self.pool.release(rec.sid)
                 self._lease_freed(rec.sid)
-            raise FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
+            raise rules.lost_state()
         if not locked:
             await self._wait_to_resume(session, live)
         return await self._drive(session, live, request, ctx, emit,
@@ -494,8 +493,7 @@ class LegacyUpstream(Upstream):
             with anyio.CancelScope(shield=True):
                 await self._give_up(session, live, "upstream session busy")
             if isinstance(exc, TimeoutError):
-                raise FrameError(LIMIT_ERROR, "Timed out waiting for the upstream session", {"limit": "lease_wait"},
-                                 http_status=503) from None
+                raise rules.no_lease_in_time() from None
             raise
         finally:
             self._waiters.pop(token, None)

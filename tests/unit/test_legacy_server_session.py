@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.legacy_server import session as rules
+from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Refuse
 
 import spec
 
@@ -46,3 +47,14 @@ def test_log_level_held_wait_expiry_and_parked_lifetime() -> None:
     assert rules.session_expired(expired) and not rules.session_expired(jsonrpc.error_response(1, -32600, "x"))
     assert not rules.session_expired(jsonrpc.result_response(1, {}))
     assert rules.parked_lifetime(300.0, 600.0) == 300.0 and rules.parked_lifetime(900.0, 600.0) == 600.0
+
+
+def test_the_named_refusals_of_a_call() -> None:
+    refused = rules.refusal_error(Refuse("total_sessions", "Too many upstream sessions", 503))
+    assert (refused.code, refused.data, refused.http_status) == (LIMIT_ERROR, {"limit": "total_sessions"}, 503)
+    for err, limit in ((rules.no_session_in_time(), "per_identity_sessions"), (rules.no_lease_in_time(), "lease_wait")):
+        assert err.code == LIMIT_ERROR and err.http_status == 503 and err.data == {"limit": limit}
+    for err, reason in ((rules.unknown_state(), "unknown"), (rules.lost_state(), "lost")):
+        assert err.code == -32602 and err.message.startswith("Invalid requestState:") and err.data == {"reason": reason}
+    assert rules.upstream_failed(3, "boom")["error"] == {"code": -32603, "message": "Upstream error: boom"}
+    assert rules.no_answer_in_time(3)["error"]["message"] == "Upstream did not answer in time"

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_eras.bridge.translate import jsonrpc
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
+from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Refuse
 
 HELD_WAIT_S = 60.0
 """How long a session-level server request waits for a call to carry it (at most the request timeout;
@@ -79,3 +80,40 @@ def session_expired(response: Message) -> bool:
 def parked_lifetime(parked_timeout: float, state_ttl: float) -> float:
     """A parked call lives no longer than the ``requestState`` that names it."""
     return min(parked_timeout, state_ttl)
+
+
+# --- the named refusals of a call (2026-07-28 basic/patterns/mrtr.mdx §Request State: invalid state is -32602; the
+# bridge's caps answer its -32000 with the limit named and 503: the caller may retry later) ---------------------------
+
+def refusal_error(refused: Refuse) -> FrameError:
+    """A cap of the pool reached (``Pool.acquire``)."""
+    return FrameError(LIMIT_ERROR, refused.message, {"limit": refused.limit}, http_status=refused.status)
+
+
+def no_session_in_time() -> FrameError:
+    """An input-capable call waited its whole deadline for a free session of its identity."""
+    return FrameError(LIMIT_ERROR, "Timed out waiting for a free upstream session", {"limit": "per_identity_sessions"},
+                      http_status=503)
+
+
+def no_lease_in_time() -> FrameError:
+    """A parked call's retry waited its whole deadline for its own session's input lease."""
+    return FrameError(LIMIT_ERROR, "Timed out waiting for the upstream session", {"limit": "lease_wait"}, http_status=503)
+
+
+def unknown_state() -> FrameError:
+    """A ``requestState`` that names no parked call (never issued, already used, or expired)."""
+    return FrameError(INVALID_PARAMS, "Invalid requestState: unknown, already used or expired", {"reason": "unknown"})
+
+
+def lost_state() -> FrameError:
+    """A ``requestState`` whose parked call died with its upstream session."""
+    return FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
+
+
+def upstream_failed(rid: RequestId | None, why: object) -> Message:
+    return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {why}")
+
+
+def no_answer_in_time(rid: RequestId | None) -> Message:
+    return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream did not answer in time")
