@@ -30,30 +30,20 @@ from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import listen as ll
-from mcp_eras.bridge.translate.legacy_client import mrtr
 from mcp_eras.bridge.translate.legacy_client import session as ls
-from mcp_eras.bridge.translate.legacy_client.streams import GET_KEY, SWEEP_MIN, accepts_event_stream, resume_target, sweep
+from mcp_eras.bridge.translate.legacy_client.streams import (
+    GET_KEY,
+    PRIME_HOLD,
+    SSE_RETRY_MS,
+    SWEEP_MIN,
+    accepts_event_stream,
+    may_run_long,
+    resume_target,
+    sweep,
+)
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_priming
 
 log = logging.getLogger("mcp_bridge.front.legacy")
-
-SSE_RETRY_MS = 1000
-"""``retry`` advertised on primed POST streams: how soon a 2025 client reconnects after a drop
-(2025-11-25 basic/transports.mdx §Sending Messages to the Server item 6)."""
-
-
-PRIME_HOLD = 0.1
-"""Seconds the POST of a call that may run long (``tools/call``, ``prompts/get``, ``resources/read``) waits for the
-call's first message before it answers. A call answered within the hold with nothing before its answer is answered
-as one JSON body (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5: either form is the server's
-choice); otherwise the answer is an SSE stream whose priming event goes out at once, before every message (item 6:
-the id that lets a dropped client resume). A message before the answer ends the hold at once, so only a silent call
-waits, and it waits for nothing the client could see (a priming event carries no data).
-
-The hold is longer than an unloaded call needs because a loaded upstream is slower: with 20 ms, 64 concurrent 2025
-callers of a server answering in ~50 ms turned 99% of answers into SSE streams (the heavier path, just when the bridge
-is busiest). What it costs: a connection lost within the first 100 ms of a silent call cannot resume it."""
-
 
 TRACE_FIELDS = frozenset(TRACE_META_KEYS)
 
@@ -224,7 +214,7 @@ class LegacyHttpFront:
         if task is None:
             slot.streams.pop(stream.key, None)
             return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
-        if mrtr.is_mrtr_method(msg["method"]):
+        if may_run_long(msg["method"]):
             # Calls that may run long or need client input: a call answered within PRIME_HOLD, with nothing
             # before its answer, is answered as JSON; anything else answers on SSE, primed with an event id so a
             # dropped connection can resume with Last-Event-ID (2025: disconnection is not a cancel). The request's

@@ -7,10 +7,13 @@ import pytest
 
 from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
+    PRIME_HOLD,
+    SSE_RETRY_MS,
     SWEEP_MIN,
     ReplayBuffer,
     Resume,
     accepts_event_stream,
+    may_run_long,
     parse_event_id,
     resume_target,
     sweep,
@@ -94,3 +97,9 @@ def test_a_sweep_forgets_expired_post_streams_only_and_names_the_next_threshold(
     assert GET_KEY in streams and all(not s.closed for k, s in streams.items() if k != GET_KEY)
     assert len(streams) == 1 + (SWEEP_MIN + 10) // 2 and threshold == 2 * len(streams) > SWEEP_MIN
     assert sweep({GET_KEY: streams[GET_KEY]}, now=5.0) == SWEEP_MIN
+
+
+def test_calls_that_may_run_long_are_held_then_primed() -> None:
+    assert all(may_run_long(m) for m in ("tools/call", "prompts/get", "resources/read"))
+    assert not may_run_long("tools/list") and not may_run_long("ping")
+    assert 0 < PRIME_HOLD < 1 and SSE_RETRY_MS > 0

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 
+from mcp_eras.bridge.translate.eras import MRTR_METHODS
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.sse import sse_event
 
@@ -24,6 +25,28 @@ GET_KEY = "g"
 
 SWEEP_MIN = 64
 """Streams a session holds before a new one first sweeps the expired ones."""
+
+SSE_RETRY_MS = 1000
+"""``retry`` advertised on primed POST streams: how soon a 2025 client reconnects after a drop
+(2025-11-25 basic/transports.mdx §Sending Messages to the Server item 6)."""
+
+PRIME_HOLD = 0.1
+"""Seconds the POST of a call that may run long (``tools/call``, ``prompts/get``, ``resources/read``) waits for the
+call's first message before it answers. A call answered within the hold with nothing before its answer is answered
+as one JSON body (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5: either form is the server's
+choice); otherwise the answer is an SSE stream whose priming event goes out at once, before every message (item 6:
+the id that lets a dropped client resume). A message before the answer ends the hold at once, so only a silent call
+waits, and it waits for nothing the client could see (a priming event carries no data).
+
+The hold is longer than an unloaded call needs because a loaded upstream is slower: with 20 ms, 64 concurrent 2025
+callers of a server answering in ~50 ms turned 99% of answers into SSE streams (the heavier path, just when the bridge
+is busiest). What it costs: a connection lost within the first 100 ms of a silent call cannot resume it."""
+
+
+def may_run_long(method: str) -> bool:
+    """Calls that may run long or need client input (2026-07-28 basic/patterns/mrtr.mdx §Supported Requests): their
+    POST holds ``PRIME_HOLD`` and answers on a primed SSE stream unless the call is answered within it."""
+    return method in MRTR_METHODS
 
 
 def parse_event_id(event_id: str) -> tuple[str, int] | None:
