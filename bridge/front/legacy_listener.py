@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
-from mcp_eras.bridge.translate import errors
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import listen as ll
@@ -73,7 +72,7 @@ class SharedListen:
         budget = self.hub.budget
         try:
             replacing = self.state.current is not None
-            if budget.open >= budget.max and not replacing and self.hub.reclaim is not None:
+            if ll.spent(budget, replacing) and self.hub.reclaim is not None:
                 await self.hub.reclaim()
             ll.take(budget, replacing)
         except FrameError as exc:
@@ -134,11 +133,8 @@ class SharedListen:
             error = exc
         self.runs.pop(listen_id, None)
         if not ack.done():
-            err = resp.get("error") if resp is not None else None
-            if isinstance(err, dict):
-                ack.set_exception(FrameError(err.get("code", errors.INTERNAL_ERROR), str(err.get("message", "listen failed"))))
-            else:
-                ack.set_exception(UpstreamError(f"upstream listen ended before its acknowledgement: {error or resp}"))
+            refused = ll.refused_before_ack(resp)
+            ack.set_exception(refused or UpstreamError(f"upstream listen ended before its acknowledgement: {error or resp}"))
             ack.exception()  # mark retrieved
             return
         reopen = ll.ended(self.state, listen_id)
@@ -230,17 +226,9 @@ class ListenHub:
     def reclaimable(self, idle_since: Callable[[ListenMember], float | None]) -> list[ListenMember]:
         """The sessions of the group that has lingered longest with every member idle (``idle_since`` not None), whose
         listen can be freed; [] when there is none."""
-        best: tuple[float, list[ListenMember]] | None = None
-        for group in self.groups.values():
-            if group.state.current is None or group.lock.locked() or not group.sessions:
-                continue
-            since = [idle_since(s) for s in group.sessions.values()]
-            if any(s is None for s in since):
-                continue
-            latest = max(s for s in since if s is not None)
-            if best is None or latest < best[0]:
-                best = (latest, list(group.sessions.values()))
-        return best[1] if best is not None else []
+        open_groups = [group for group in self.groups.values() if group.state.current is not None and not group.lock.locked()]
+        best = ll.longest_lingering(([idle_since(s) for s in g.sessions.values()], g) for g in open_groups)
+        return list(best.sessions.values()) if best is not None else []
 
     async def aclose(self) -> None:
         for group in list(self.groups.values()):

@@ -207,3 +207,22 @@ def test_listen_budget() -> None:
     ll.give(budget)
     assert budget.open == 0
     ll.take(budget)
+
+
+def test_the_budget_is_spent_unless_a_group_replaces_its_own_listen() -> None:
+    budget = ll.ListenBudget(max=1)
+    assert not ll.spent(budget, replacing=False)
+    ll.take(budget)
+    assert ll.spent(budget, replacing=False) and not ll.spent(budget, replacing=True)
+
+
+def test_a_listen_refused_before_its_acknowledgement_keeps_the_upstreams_error() -> None:
+    refused = ll.refused_before_ack(jsonrpc.error_response("l1", -32602, "Invalid params: notifications filter is required"))
+    assert refused is not None and refused.code == -32602 and refused.message.startswith("Invalid params")
+    assert ll.refused_before_ack({"jsonrpc": "2.0", "id": "l1", "error": {}}).message == "listen failed"  # type: ignore[union-attr]
+    assert ll.refused_before_ack(None) is None and ll.refused_before_ack(jsonrpc.result_response("l1", {})) is None
+
+
+def test_the_listen_to_free_is_the_groups_whose_last_member_lingered_longest() -> None:
+    assert ll.longest_lingering([([5.0, 9.0], "a"), ([7.0, 8.0], "b"), ([1.0, None], "busy"), ([], "empty")]) == "b"
+    assert ll.longest_lingering([([None], "busy")]) is None and ll.longest_lingering([]) is None

@@ -36,8 +36,9 @@ its section:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
@@ -327,3 +328,33 @@ def take(budget: ListenBudget, replacing: bool = False) -> None:
 
 def give(budget: ListenBudget) -> None:
     budget.open = max(0, budget.open - 1)
+
+
+def spent(budget: ListenBudget, replacing: bool) -> bool:
+    """Whether opening one more listen needs one freed first (``take`` would refuse it)."""
+    return budget.open >= budget.max and not replacing
+
+
+def refused_before_ack(resp: Message | None) -> FrameError | None:
+    """The error of an upstream listen that ended before its acknowledgement: the upstream's own, when it answered
+    one; None when it answered none (the shell names its own failure then)."""
+    err = resp.get("error") if resp is not None else None
+    if not isinstance(err, dict):
+        return None
+    return FrameError(err.get("code", errors.INTERNAL_ERROR), str(err.get("message", "listen failed")))
+
+
+T = TypeVar("T")
+
+
+def longest_lingering(groups: Iterable[tuple[Sequence[float | None], T]]) -> T | None:
+    """Of the groups whose members all linger (each one's idle-since time, None for a member in use), the one whose
+    last member began to linger earliest: its listen is the one to free when the budget is spent."""
+    best: tuple[float, T] | None = None
+    for since, group in groups:
+        if not since or any(s is None for s in since):
+            continue
+        latest = max(s for s in since if s is not None)
+        if best is None or latest < best[0]:
+            best = (latest, group)
+    return best[1] if best is not None else None
