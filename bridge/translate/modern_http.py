@@ -128,3 +128,19 @@ def no_response(caller_id: RequestId) -> Message:
 
 def timed_out(caller_id: RequestId) -> Message:
     return jsonrpc.error_response(caller_id, jsonrpc.INTERNAL_ERROR, "Upstream request timed out")
+
+
+def needs_tool_schemas(method: str | None, loaded: bool, params: Mapping[str, Any]) -> bool:
+    """Whether a ``tools/call`` needs the tools' annotations listed first: its arguments may have to be mirrored into
+    ``Mcp-Param-*`` headers, and no complete ``tools/list`` went by yet."""
+    return method == "tools/call" and not loaded and bool(params.get("arguments"))
+
+
+def complete_listing(params: Mapping[str, Any], result: Mapping[str, Any]) -> bool:
+    """A ``tools/list`` that started at the first page and has no next one: every tool's annotations are known."""
+    return "cursor" not in params and not result.get("nextCursor")
+
+
+def server_request_refusal(msg: Message) -> Message:
+    """2026 servers MUST NOT send requests: answer one anyway (-32601), so a confused server does not hang."""
+    return jsonrpc.error_response(msg["id"], jsonrpc.METHOD_NOT_FOUND, "Method not found")

@@ -152,7 +152,7 @@ class ModernHttpUpstream(Upstream):
         method = request.get("method")
         caller_id = request["id"]
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        if method == "tools/call" and not self._tools_loaded and params.get("arguments"):
+        if mh.needs_tool_schemas(method, self._tools_loaded, params):
             with contextlib.suppress(UpstreamError, httpx.HTTPError):
                 await self._refresh_tools(self._list_meta(params), ctx)
         resp = await self._call_once(request, ctx, emit)
@@ -165,7 +165,7 @@ class ModernHttpUpstream(Upstream):
                 resp = mh.stale_headers_error(caller_id, resp)
         if method == "tools/list" and isinstance(resp.get("result"), dict):
             resp = {**resp, "result": self._learn_tools(resp["result"])}
-            if "cursor" not in params and not resp["result"].get("nextCursor"):
+            if mh.complete_listing(params, resp["result"]):
                 self._tools_loaded = True  # a complete listing went by: the schema cache is whole
         return resp
 
@@ -366,9 +366,8 @@ class ModernStdioUpstream(Upstream):
             self._on_response(msg)
             return
         if jsonrpc.is_request(msg):
-            # 2026 servers MUST NOT send requests; answer so a confused server does not hang.
             with contextlib.suppress(UpstreamError):
-                await self._proc.send(jsonrpc.error_response(msg["id"], jsonrpc.METHOD_NOT_FOUND, "Method not found"))
+                await self._proc.send(mh.server_request_refusal(msg))
             return
         await self._route_notification(msg)
 

@@ -80,3 +80,13 @@ def test_an_sse_event_carries_the_response_a_notification_or_nothing() -> None:
     with pytest.raises(FrameError):
         mh.sse_message("{not json", 5, "c")
     assert mh.no_response("c")["error"]["code"] == -32603 and "timed out" in mh.timed_out("c")["error"]["message"]
+
+
+def test_when_the_tools_are_listed_first_and_when_a_listing_is_complete() -> None:
+    assert mh.needs_tool_schemas("tools/call", False, {"arguments": {"a": 1}})
+    assert not mh.needs_tool_schemas("tools/call", True, {"arguments": {"a": 1}})
+    assert not mh.needs_tool_schemas("tools/call", False, {"arguments": {}}) and not mh.needs_tool_schemas("tools/list", False, {})
+    assert mh.complete_listing({}, {"tools": []}) and not mh.complete_listing({}, {"tools": [], "nextCursor": "c"})
+    assert not mh.complete_listing({"cursor": "c"}, {"tools": []})
+    refusal = mh.server_request_refusal(jsonrpc.request("s1", "sampling/createMessage", {}))
+    assert refusal["id"] == "s1" and refusal["error"]["code"] == -32601
