@@ -33,10 +33,12 @@ from mcp_eras.bridge.translate.legacy_client import listen as ll
 from mcp_eras.bridge.translate.legacy_client import session as ls
 from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
+    NOT_ACCEPTABLE,
     PRIME_HOLD,
     SSE_RETRY_MS,
     SWEEP_MIN,
     accepts_event_stream,
+    failed_request,
     may_run_long,
     resume_target,
     sweep,
@@ -206,7 +208,7 @@ class LegacyHttpFront:
             try:
                 if not t.cancelled() and t.exception() is not None:
                     log.error("request %r failed: %r", msg["id"], t.exception())
-                    stream.push(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Internal error"))
+                    stream.push(failed_request(msg["id"]))
             finally:
                 stream.close()
 
@@ -228,10 +230,7 @@ class LegacyHttpFront:
             await stream.wait_started()
         if stream.one_answer():
             slot.streams.pop(stream.key, None)
-            if stream.events:
-                return json_message(stream.events[0][2])
-            # Cancelled by the client: it expects no response; give the POST an id-carrying error it will ignore.
-            return json_message(jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, "Request cancelled"))
+            return json_message(stream.single_answer(msg["id"]))
         return self._sse(stream, 0)
 
     def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False,
@@ -321,8 +320,7 @@ class LegacyHttpFront:
 
     async def handle_get(self, request: Request) -> Response:
         if not accepts_event_stream(request.headers.get("accept", "")):
-            refused = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
-            return json_message(refused, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
+            return json_message(NOT_ACCEPTABLE, errors.LEGACY_NOT_ACCEPTABLE_STATUS)
         found = self._lookup(request.headers, None)
         if isinstance(found, Response):
             return found

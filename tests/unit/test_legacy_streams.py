@@ -7,18 +7,22 @@ import pytest
 
 from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
+    NOT_ACCEPTABLE,
     PRIME_HOLD,
     SSE_RETRY_MS,
     SWEEP_MIN,
     ReplayBuffer,
     Resume,
     accepts_event_stream,
+    failed_request,
     may_run_long,
     parse_event_id,
     resume_target,
     sweep,
 )
 from mcp_eras.bridge.translate.sse import SseParser
+
+import spec
 
 
 def note(n: int) -> dict[str, object]:
@@ -103,3 +107,17 @@ def test_calls_that_may_run_long_are_held_then_primed() -> None:
     assert all(may_run_long(m) for m in ("tools/call", "prompts/get", "resources/read"))
     assert not may_run_long("tools/list") and not may_run_long("ping")
     assert 0 < PRIME_HOLD < 1 and SSE_RETRY_MS > 0
+
+
+def test_a_one_answer_stream_is_its_event_or_the_error_of_a_cancelled_request() -> None:
+    answered = ReplayBuffer("p1", 60.0)
+    answered.append({"jsonrpc": "2.0", "id": 4, "result": {}}, 0.0)
+    assert answered.single_answer(4) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    cancelled = ReplayBuffer("p2", 60.0)
+    cancelled.end(0.0)
+    error = cancelled.single_answer(5)
+    assert error["id"] == 5 and error["error"]["message"] == "Request cancelled"
+    assert failed_request(6)["error"] == {"code": -32603, "message": "Internal error"}
+    assert "id" not in NOT_ACCEPTABLE and NOT_ACCEPTABLE["error"]["code"] == -32600
+    for frame in (error, failed_request(6), NOT_ACCEPTABLE):
+        spec.legacy("JSONRPCErrorResponse", frame)

@@ -16,8 +16,9 @@ from collections import deque
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 
+from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.eras import MRTR_METHODS
-from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.sse import sse_event
 
 GET_KEY = "g"
@@ -55,6 +56,15 @@ def parse_event_id(event_id: str) -> tuple[str, int] | None:
     if not key or not seq.isdigit():
         return None
     return key, int(seq)
+
+
+def failed_request(request_id: RequestId) -> Message:
+    """What a request's stream carries when the bridge failed serving it (a bug: logged by the shell)."""
+    return jsonrpc.error_response(request_id, errors.INTERNAL_ERROR, "Internal error")
+
+
+NOT_ACCEPTABLE = jsonrpc.error_response(None, errors.INVALID_REQUEST, "Not Acceptable: GET requires Accept: text/event-stream")
+"""The answer to a GET that does not accept an event stream (with ``errors.LEGACY_NOT_ACCEPTABLE_STATUS``)."""
 
 
 def accepts_event_stream(accept: str) -> bool:
@@ -109,6 +119,14 @@ class ReplayBuffer:
         """The request is over with at most its response on the stream: it can be answered as one JSON body
         (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5) instead of an SSE stream."""
         return self.closed and len(self.events) <= 1
+
+    def single_answer(self, request_id: RequestId) -> Message:
+        """The JSON body of a request whose stream is ``one_answer``: its one event, or, when the client cancelled the
+        request (nothing on the stream), an error carrying its id that the client will ignore (it expects no
+        response: 2025-11-25 basic/utilities/cancellation.mdx)."""
+        if self.events:
+            return self.events[0][2]
+        return jsonrpc.error_response(request_id, errors.INTERNAL_ERROR, "Request cancelled")
 
     def frames(self, batch: Iterable[tuple[int, Message]]) -> bytes:
         """SSE events of a batch, each with its replayable id."""
