@@ -9,6 +9,9 @@ what they would do anyway.
 uvicorn's ``[standard]`` extra uses). When they are importable the bridge uses them, as uvicorn does
 with ``loop="auto"``/``http="auto"``: the HTTP fronts parse requests with httptools and every command
 runs on uvloop. ``MCP_BRIDGE_FAST=0`` keeps the pure-Python defaults (asyncio loop, h11) even then.
+
+The fast paths that lean on other libraries' private attributes check them here once, at start (``missing``,
+``untested``), and step aside for the normal path with one warning (``fall_back``) when they are not there.
 """
 
 from __future__ import annotations

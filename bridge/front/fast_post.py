@@ -17,7 +17,9 @@ served) the protocol instead:
 
 Nothing here decides protocol meaning: every answer is the one the ASGI path gives (the in-process
 tests run both paths on the same requests). ``h11_guard.header_timeout_protocol(fast=...)`` wires it in;
-without httptools, or with ``MCP_BRIDGE_FAST=0``, every request takes the ASGI path.
+without httptools, or with ``MCP_BRIDGE_FAST=0``, every request takes the ASGI path; so it does, after one
+warning, on a uvicorn or Starlette outside the versions it was tested on or without a private attribute it
+uses (``unsupported``, checked when the protocol class is made).
 """
 
 from __future__ import annotations
