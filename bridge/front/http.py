@@ -38,7 +38,7 @@ from mcp_eras.bridge.translate.fronts import (
     method_refusal,
     modern_post,
 )
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
+from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
 log = logging.getLogger("mcp_bridge.http")
@@ -78,7 +78,7 @@ def json_message(msg: Message, status: int = 200, headers: dict[str, str] | None
 def _failed(msg: Message, exc: Exception) -> Message:
     """A bug in the bridge as the caller's -32603 (never a hang), logged with its traceback."""
     log.error("upstream call failed", exc_info=exc)
-    return jsonrpc.error_response(msg["id"], INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+    return jsonrpc.bridge_failure(msg["id"], exc)
 
 
 MAX_UNASKED_NOTES = 1024

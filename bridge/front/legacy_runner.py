@@ -159,7 +159,7 @@ class LegacyFrontSession:
             else:
                 response = await self._forward(decision, ctx, send)
         except UpstreamError as exc:
-            response = jsonrpc.error_response(msg["id"], errors.INTERNAL_ERROR, f"Upstream error: {exc}")
+            response = jsonrpc.upstream_error(msg["id"], exc)
         if settle is not None:
             settle(response)
         return response
@@ -265,7 +265,7 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
     except FrameError as exc:
         return None, jsonrpc.error_response(rid, exc.code, exc.message, exc.data)
     except UpstreamError as exc:
-        return None, jsonrpc.error_response(rid, errors.INTERNAL_ERROR, f"Upstream unavailable: {exc}")
+        return None, jsonrpc.upstream_unavailable(rid, exc)
     session = LegacyFrontSession(upstream, settings, state, ctx, deliver, listens)
     ls.claim_id(state, rid)
     await session.start()

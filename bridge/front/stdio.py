@@ -18,7 +18,7 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.fronts import Cancel, Deliver, Reply, Run, Skip, StdioFront, modern_stdio_frame
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, Message, RequestId
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 
 log = logging.getLogger("mcp_bridge.stdio")
 
@@ -62,7 +62,7 @@ class ModernStdioSession:
             return
         except Exception as exc:  # noqa: BLE001
             log.exception("upstream call failed")
-            response = jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+            response = jsonrpc.bridge_failure(rid, exc)
         self.tasks.pop(rid, None)
         await self.write(response)
 

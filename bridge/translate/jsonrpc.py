@@ -158,3 +158,18 @@ def error_response(id: RequestId | None, code: int, message: str, data: Any = No
     if id is None:
         return {"jsonrpc": "2.0", "error": err}
     return {"jsonrpc": "2.0", "id": id, "error": err}
+
+
+def upstream_error(id: RequestId | None, why: object) -> Message:
+    """The caller's -32603 when the upstream failed its request (unreachable, died, refused to start)."""
+    return error_response(id, INTERNAL_ERROR, f"Upstream error: {why}")
+
+
+def upstream_unavailable(id: RequestId | None, why: object) -> Message:
+    """The caller's -32603 when no upstream could serve a session being opened."""
+    return error_response(id, INTERNAL_ERROR, f"Upstream unavailable: {why}")
+
+
+def bridge_failure(id: RequestId | None, exc: BaseException) -> Message:
+    """A bug in the bridge as the caller's -32603 (never a hang); only the exception's class is told."""
+    return error_response(id, INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")

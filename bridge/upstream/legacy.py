@@ -137,7 +137,7 @@ class LegacyUpstream(Upstream):
             exc.id = rid
             return exc.to_response()
         except UpstreamError as exc:
-            return rules.upstream_failed(rid, exc)
+            return jsonrpc.upstream_error(rid, exc)
 
     async def _call_once(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         method = request["method"]

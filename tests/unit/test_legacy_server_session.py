@@ -56,5 +56,10 @@ def test_the_named_refusals_of_a_call() -> None:
         assert err.code == LIMIT_ERROR and err.http_status == 503 and err.data == {"limit": limit}
     for err, reason in ((rules.unknown_state(), "unknown"), (rules.lost_state(), "lost")):
         assert err.code == -32602 and err.message.startswith("Invalid requestState:") and err.data == {"reason": reason}
-    assert rules.upstream_failed(3, "boom")["error"] == {"code": -32603, "message": "Upstream error: boom"}
+    assert jsonrpc.upstream_error(3, "boom")["error"] == {"code": -32603, "message": "Upstream error: boom"}
     assert rules.no_answer_in_time(3)["error"]["message"] == "Upstream did not answer in time"
+
+
+def test_the_failures_every_shell_answers_with() -> None:
+    assert jsonrpc.upstream_unavailable(1, "refused")["error"] == {"code": -32603, "message": "Upstream unavailable: refused"}
+    assert jsonrpc.bridge_failure("x", KeyError("secret"))["error"] == {"code": -32603, "message": "Internal error: KeyError"}

@@ -111,9 +111,5 @@ def lost_state() -> FrameError:
     return FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
 
 
-def upstream_failed(rid: RequestId | None, why: object) -> Message:
-    return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream error: {why}")
-
-
 def no_answer_in_time(rid: RequestId | None) -> Message:
     return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream did not answer in time")
