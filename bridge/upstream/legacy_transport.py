@@ -189,8 +189,10 @@ _pause = asyncio.sleep  # the wait before a resumption (a seam for tests that re
 
 @dataclass(slots=True)
 class _Resume:
-    """Where a request's response stream can be resumed: the last event ID seen and the server's ``retry``."""
+    """Where a request's response stream can be resumed: the last event ID seen and the server's ``retry``, and
+    when the request's time is up (its POST's start plus the transport's timeout: resuming never extends it)."""
 
+    deadline: float
     last_id: str | None = None
     retry_ms: int | None = None
 
@@ -293,7 +295,7 @@ class StreamableHttpTransport(LegacyTransport):
     async def _post_request(self, msg: Message, exchange: AbstractAsyncContextManager[Any] | None = None) -> None:
         rid = msg["id"]
         answered = False
-        resume = _Resume()
+        resume = _Resume((self._loop or asyncio.get_running_loop()).time() + self.timeout)
         try:
             async with exchange if exchange is not None else self._exchange(msg) as resp:
                 if self.session_id is None and "mcp-session-id" in resp.headers:
@@ -358,9 +360,9 @@ class StreamableHttpTransport(LegacyTransport):
         """Resume ``rid``'s response stream after it ended unanswered: wait the stream's ``retry``, then GET with
         ``Last-Event-ID`` (2025-11-25 basic/transports.mdx §Resumability and Redelivery: the server replays
         what followed that event, the answer included); the resumed stream may end unanswered too, so again,
-        at most ``RESUME_ATTEMPTS`` times and within the call's own timeout. True when the answer came."""
+        at most ``RESUME_ATTEMPTS`` times and within the request's deadline. True when the answer came."""
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout_at(resume.deadline):
                 for _attempt in range(RESUME_ATTEMPTS):
                     await _pause((resume.retry_ms if resume.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
                     if await self._resume_once(rid, resume):
@@ -368,7 +370,7 @@ class StreamableHttpTransport(LegacyTransport):
                     if resume.last_id is None or self._closed:
                         break
         except TimeoutError:
-            log.debug("upstream stream of request %r not resumed within %ss", rid, self.timeout)
+            log.debug("upstream stream of request %r not resumed before its deadline (%ss)", rid, self.timeout)
         return False
 
     async def _resume_once(self, rid: RequestId, resume: _Resume) -> bool:

@@ -35,7 +35,8 @@ class Upstream:
     """POST: an SSE stream with a priming event (``id``, ``retry``) closed unanswered. GET: the answer after the
     priming event when ``answer_on_get`` (else a priming event and an end), or 405 when ``get_status`` says so."""
 
-    def __init__(self, *, answer_on_get: bool = True, get_status: int = 200) -> None:
+    def __init__(self, *, answer_on_get: bool = True, get_status: int = 200, retry_ms: int = RETRY_MS) -> None:
+        self.retry_ms = retry_ms
         self.answer_on_get = answer_on_get
         self.get_status = get_status
         self.gets: list[str | None] = []  # the Last-Event-ID of each GET
@@ -44,7 +45,7 @@ class Upstream:
 
     def _priming(self) -> bytes:
         self.events += 1
-        return f"id: ev-{self.events}\nretry: {RETRY_MS}\ndata: \n\n".encode()
+        return f"id: ev-{self.events}\nretry: {self.retry_ms}\ndata: \n\n".encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         assert scope["type"] == "http"
@@ -73,7 +74,7 @@ class Upstream:
                 pass
 
 
-async def one_call(app: Upstream, monkeypatch: pytest.MonkeyPatch) -> tuple[Message, list[float]]:
+async def one_call(app: Upstream, monkeypatch: pytest.MonkeyPatch, timeout: float = 20.0) -> tuple[Message, list[float]]:
     waits: list[float] = []
     real_sleep = asyncio.sleep
 
@@ -91,7 +92,7 @@ async def one_call(app: Upstream, monkeypatch: pytest.MonkeyPatch) -> tuple[Mess
         raise AssertionError(why)
 
     async with serving(app, "h11") as port, httpx.AsyncClient() as client:
-        transport = StreamableHttpTransport(f"http://127.0.0.1:{port}/mcp", client, timeout=20.0)
+        transport = StreamableHttpTransport(f"http://127.0.0.1:{port}/mcp", client, timeout=timeout)
         transport.bind(deliver, lost)
         await transport.open()
         await transport.send(CALL)
@@ -124,3 +125,10 @@ async def test_a_server_without_a_get_stream_fails_the_call_after_one_try(monkey
     answer, _waits = await one_call(app, monkeypatch)
     assert answer["error"]["code"] == INTERNAL_ERROR
     assert app.gets == ["ev-1"]
+
+
+async def test_resumption_never_outlasts_the_request_s_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = Upstream(retry_ms=60_000)  # a retry longer than the request may last
+    answer, waits = await one_call(app, monkeypatch, timeout=0.5)
+    assert answer["error"]["code"] == INTERNAL_ERROR
+    assert waits == [60.0] and app.gets == []  # the wait began and was cut at the deadline: no GET
