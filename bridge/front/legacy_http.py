@@ -37,6 +37,7 @@ from mcp_eras.bridge.translate.legacy_client.streams import (
     PRIME_HOLD,
     SSE_RETRY_MS,
     SWEEP_MIN,
+    GetWatch,
     accepts_event_stream,
     failed_request,
     may_run_long,
@@ -58,10 +59,8 @@ class HttpSessionSlot:
         self.settings = settings
         self.session: LegacyFrontSession | None = None
         self.principal: str | None = None
-        self.get_attached = 0
-        """GET requests streaming ``get_stream`` (or about to): the session's listen follows it."""
-        self.lingering_since: float | None = None
-        """No GET stream since then; the listen stays until ``legacy_listen_linger`` has passed (or it is reclaimed)."""
+        self.watch = GetWatch()
+        """Whether ``get_stream`` is read: the session's listen follows it (lingering ``legacy_listen_linger`` after)."""
         self.linger_timer: asyncio.TimerHandle | None = None
         self.get_stream = EventStream(GET_KEY, settings.event_retention)
         self.streams: dict[str, EventStream] = {GET_KEY: self.get_stream}
@@ -273,8 +272,7 @@ class LegacyHttpFront:
             finally:
                 stream.consumers -= 1
                 if slot is not None:
-                    slot.get_attached -= 1
-                    if slot.get_attached == 0:
+                    if slot.watch.detach():
                         self._linger(slot)
 
         response = SSEResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
@@ -344,18 +342,17 @@ class LegacyHttpFront:
     async def _attach(slot: HttpSessionSlot) -> None:
         """A GET stream is about to flow: the session's listen carries list_changed (opened again, and acknowledged
         upstream, before the stream starts, if it was dropped)."""
-        slot.get_attached += 1
+        first = slot.watch.attach()
         if slot.linger_timer is not None:
             slot.linger_timer.cancel()
             slot.linger_timer = None
-        slot.lingering_since = None
-        if slot.get_attached == 1 and slot.session is not None:
+        if first and slot.session is not None:
             await slot.session.set_streaming(True)
 
     def _linger(self, slot: HttpSessionSlot) -> None:
         """No GET stream: keep the listen for legacy_listen_linger seconds, then only subscriptions keep it."""
         loop = asyncio.get_running_loop()
-        slot.lingering_since = loop.time()
+        slot.watch.linger(loop.time())
         if slot.linger_timer is not None:
             slot.linger_timer.cancel()
         slot.linger_timer = loop.call_later(self.settings.legacy_listen_linger,
@@ -366,8 +363,7 @@ class LegacyHttpFront:
         if slot.linger_timer is not None:
             slot.linger_timer.cancel()
             slot.linger_timer = None
-        if slot.get_attached == 0 and slot.lingering_since is not None and slot.session is not None:
-            slot.lingering_since = None
+        if slot.session is not None and slot.watch.stop_lingering():
             await slot.session.set_streaming(False)
 
     async def _reclaim(self) -> bool:
@@ -376,9 +372,7 @@ class LegacyHttpFront:
 
         def idle_since(session: LegacyFrontSession) -> float | None:
             slot = self.sessions.get(session.state.session_id or "")
-            if slot is None or slot.get_attached or session.state.subscribed:
-                return None
-            return slot.lingering_since
+            return slot.watch.idle_since(bool(session.state.subscribed)) if slot is not None else None
 
         members = self.listens.reclaimable(idle_since)
         for session in members:

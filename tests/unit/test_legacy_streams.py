@@ -11,6 +11,7 @@ from mcp_eras.bridge.translate.legacy_client.streams import (
     PRIME_HOLD,
     SSE_RETRY_MS,
     SWEEP_MIN,
+    GetWatch,
     ReplayBuffer,
     Resume,
     accepts_event_stream,
@@ -121,3 +122,17 @@ def test_a_one_answer_stream_is_its_event_or_the_error_of_a_cancelled_request() 
     assert "id" not in NOT_ACCEPTABLE and NOT_ACCEPTABLE["error"]["code"] == -32600
     for frame in (error, failed_request(6), NOT_ACCEPTABLE):
         spec.legacy("JSONRPCErrorResponse", frame)
+
+
+def test_the_get_watch_lingers_after_the_last_stream_and_only_then_drops_list_changes() -> None:
+    watch = GetWatch()
+    assert watch.attach() and not watch.attach()  # the first GET turns list changes on, a second changes nothing
+    assert not watch.detach() and watch.detach()  # the last one to end starts the linger
+    watch.linger(now=10.0)
+    assert watch.idle_since(subscribed=False) == 10.0 and watch.idle_since(subscribed=True) is None
+    assert watch.attach() and watch.lingering_since is None  # back within the linger: nothing to drop
+    assert not watch.stop_lingering()
+    watch.detach()
+    watch.linger(now=20.0)
+    assert watch.stop_lingering() and not watch.stop_lingering()  # dropped once
+    assert watch.idle_since(subscribed=False) is None

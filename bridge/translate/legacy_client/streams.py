@@ -159,3 +159,42 @@ def resume_target(last_event_id: str | None, streams: MutableMapping[str, Replay
     if last is None or last[0] not in streams:
         return None
     return Resume(last[0], last[1], post=last[0] != GET_KEY)
+
+
+@dataclass
+class GetWatch:
+    """Whether a 2025 session's GET stream is being read, and since when it is not. List changes reach a 2025 client
+    only on that stream (2025-11-25 basic/transports.mdx §Listening for Messages from the Server), so the session's
+    upstream listen carries them while one is read and lingers a while after the last one ends (a client reconnects),
+    then drops them (only subscriptions keep it)."""
+
+    attached: int = 0
+    """GET requests streaming the session's GET stream (or about to)."""
+    lingering_since: float | None = None
+    """No GET stream since then (None while one is read, or once the linger is over)."""
+
+    def attach(self) -> bool:
+        """A GET stream is about to flow; True for the first: the listen must carry list changes (again)."""
+        self.attached += 1
+        self.lingering_since = None
+        return self.attached == 1
+
+    def detach(self) -> bool:
+        """A GET stream ended; True for the last: the listen lingers from now (``linger``)."""
+        self.attached -= 1
+        return self.attached == 0
+
+    def linger(self, now: float) -> None:
+        self.lingering_since = now
+
+    def stop_lingering(self) -> bool:
+        """The linger is over (its time passed, or the listen budget needs it back): True when no GET stream came
+        back meanwhile, so the listen drops list changes."""
+        if self.attached or self.lingering_since is None:
+            return False
+        self.lingering_since = None
+        return True
+
+    def idle_since(self, subscribed: bool) -> float | None:
+        """Since when the session needs no listen at all (no GET stream, nothing subscribed); None while it does."""
+        return None if self.attached or subscribed else self.lingering_since
