@@ -12,7 +12,6 @@ import itertools
 import logging
 import secrets
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -106,30 +105,27 @@ class LegacyHttpFront:
         self.upstream = upstream
         self.settings = settings
         self.sessions: dict[str, HttpSessionSlot] = {}
-        self.per_principal: Counter[str | None] = Counter()
+        self.count = ls.SessionCount()
+        """The sessions per principal and the refusals at a cap, by limit name (exported by ``status``)."""
         self.listens = ListenHub(ll.ListenBudget(settings.legacy_listens_max), self._reclaim)
         """Upstream listens, one shared by the sessions of a principal and client identity (``--max-listens`` caps them)."""
-        self.refused: Counter[str] = Counter()
-        """Refusals at a cap, by limit name (exported by ``status``)."""
         self._reaper: asyncio.Task[None] | None = None
 
     def status(self) -> dict[str, Any]:
         budget = self.listens.budget
         return {"sessions": len(self.sessions), "listens": budget.open,
-                "refused": {**self.refused, **({ll.LIMIT: budget.refused} if budget.refused else {})}}
+                "refused": {**self.count.refused, **({ll.LIMIT: budget.refused} if budget.refused else {})}}
 
     # --- helpers ---------------------------------------------------------------------------------
 
     def _add(self, slot: HttpSessionSlot) -> None:
         self.sessions[slot.sid] = slot
-        self.per_principal[slot.principal] += 1
+        self.count.opened(slot.principal)
 
     def _drop(self, slot: HttpSessionSlot) -> bool:
         if self.sessions.pop(slot.sid, None) is None:
             return False
-        self.per_principal[slot.principal] -= 1
-        if self.per_principal[slot.principal] <= 0:
-            del self.per_principal[slot.principal]
+        self.count.closed(slot.principal)
         return True
 
     def _ensure_reaper(self) -> None:
@@ -280,11 +276,9 @@ class LegacyHttpFront:
 
     async def _initialize(self, headers: Mapping[str, str], msg: Message) -> Response:
         ctx = headers_context(headers, LEGACY)
-        refusal = ls.admit_new_session(ctx.principal, self.per_principal[ctx.principal], len(self.sessions),
-                                       max_total=self.settings.legacy_sessions_max,
-                                       max_per_principal=self.settings.legacy_sessions_per_principal)
+        refusal = self.count.admit(ctx.principal, len(self.sessions), max_total=self.settings.legacy_sessions_max,
+                                   max_per_principal=self.settings.legacy_sessions_per_principal)
         if refusal is not None:
-            self.refused[(refusal.data or {}).get("limit", "sessions")] += 1
             return json_message(refusal.response(msg["id"]), refusal.status)
         sid = secrets.token_urlsafe(24)
         slot = HttpSessionSlot(sid, self.settings)

@@ -301,6 +301,20 @@ def test_session_caps() -> None:
     spec.legacy("JSONRPCErrorResponse", per.response(0))
 
 
+def test_the_session_count_admits_counts_refusals_by_limit_and_forgets_closed_sessions() -> None:
+    count, limits = ls.SessionCount(), {"max_total": 3, "max_per_principal": 1}
+    assert count.admit("p", 0, **limits) is None
+    count.opened("p")
+    refused = count.admit("p", 1, **limits)
+    assert refused is not None and refused.status == 429 and count.refused == {"legacy_sessions_per_principal": 1}
+    assert count.admit("q", 3, **limits) is not None and count.refused["legacy_sessions_max"] == 1
+    count.opened("p")  # (an adopted session of the same principal)
+    count.closed("p")
+    assert count.per_principal == {"p": 1}
+    count.closed("p")
+    assert count.per_principal == {} and count.admit("p", 0, **limits) is None
+
+
 def test_listen_filter_follows_streaming_and_subscriptions() -> None:
     state = session()
     assert ls.listen_filter(state) == {}  # HTTP, no GET stream yet: no listen

@@ -388,6 +388,34 @@ def admit_new_session(principal: str | None, sessions_of_principal: int, session
     return None
 
 
+@dataclass
+class SessionCount:
+    """The 2025 sessions one front holds per principal, and its refusals at a cap by limit name (``admit``)."""
+
+    per_principal: dict[str | None, int] = field(default_factory=dict)
+    refused: dict[str, int] = field(default_factory=dict)
+
+    def admit(self, principal: str | None, total: int, *, max_total: int, max_per_principal: int) -> Refusal | None:
+        """``admit_new_session`` over these counts (``total``: the sessions the front holds); a refusal is counted by
+        the limit it names."""
+        refusal = admit_new_session(principal, self.per_principal.get(principal, 0), total, max_total=max_total,
+                                    max_per_principal=max_per_principal)
+        if refusal is not None:
+            limit = (refusal.data or {}).get("limit", "sessions")
+            self.refused[limit] = self.refused.get(limit, 0) + 1
+        return refusal
+
+    def opened(self, principal: str | None) -> None:
+        self.per_principal[principal] = self.per_principal.get(principal, 0) + 1
+
+    def closed(self, principal: str | None) -> None:
+        left = self.per_principal.get(principal, 0) - 1
+        if left > 0:
+            self.per_principal[principal] = left
+        else:
+            self.per_principal.pop(principal, None)
+
+
 def wants_update(state: SessionState, uri: Any) -> bool:
     """Whether ``notifications/resources/updated`` for ``uri`` concerns this session's subscriptions."""
     if not isinstance(uri, str):
