@@ -29,7 +29,9 @@ Signal = Literal[
     "other-error",
     "no-answer",
     "initialize-result",
+    "initialize-result-modern",
     "initialize-refused-modern",
+    "initialize-unknown-after-silence",
 ]
 Evidence = Literal["modern", "legacy", "none"]
 
@@ -60,6 +62,13 @@ EVIDENCE: dict[str, Row] = {
     "no-answer": Row("legacy", False, "2026-07-28 basic/transports/stdio.mdx §Backward Compatibility (no answer within "
                                       "a reasonable timeout, measured from the child's readiness)"),
     "initialize-result": Row("legacy", True, "2025-11-25 basic/lifecycle.mdx §Initialization (the handshake succeeded)"),
+    "initialize-result-modern": Row("modern", True, "2026-07-28 basic/versioning.mdx §Backward Compatibility with "
+                                                    "Initialization-Based Versions (an initialize answer that "
+                                                    "negotiates a 2026 version: the server speaks 2026)"),
+    "initialize-unknown-after-silence": Row("modern", False, "2025-11-25 basic/lifecycle.mdx §Initialization (every "
+                                                             "2025 server answers initialize: one that does not know "
+                                                             "the method, after leaving server/discover unanswered, is "
+                                                             "not a 2025 server)"),
     "initialize-refused-modern": Row("modern", True, "2026-07-28 basic/versioning.mdx §Backward Compatibility with "
                                                      "Initialization-Based Versions (a modern-only server names its "
                                                      "versions in its error to initialize; re-probe when the cached "
@@ -91,7 +100,8 @@ def initialize_signal(response: Any) -> Signal:
     carries a 2026 error code (-32020..-32022), or when any error's ``data.supported`` names a 2026 version, and in
     either case names no 2025 version the handshake could use instead."""
     if isinstance(response, dict) and isinstance(response.get("result"), dict):
-        return "initialize-result"
+        modern = response["result"].get("protocolVersion") in eras.MODERN_VERSIONS
+        return "initialize-result-modern" if modern else "initialize-result"
     err = response.get("error") if isinstance(response, dict) else None
     if isinstance(err, dict):
         data = err.get("data")
@@ -107,12 +117,17 @@ def verdict_after_silence(initialize_answer: Any | None) -> eras.Era:
     """The era of a server that left ``server/discover`` unanswered within the probe timeout, given its answer to
     the confirming ``initialize`` (None: no answer to that either). Silence alone is a provisional legacy verdict
     (2026-07-28 basic/transports/stdio.mdx §Backward Compatibility); a loaded 2026 server is merely slow, and its
-    refusal of ``initialize`` overturns it (basic/versioning.mdx §Backward Compatibility with Initialization-Based
-    Versions)."""
+    answer to ``initialize`` overturns it (basic/versioning.mdx §Backward Compatibility with Initialization-Based
+    Versions): a refusal naming 2026, a result negotiating 2026, or "method not found" (no 2025 server lacks
+    ``initialize``)."""
     state = ProbeState()
     observe(state, "no-answer")
     if initialize_answer is not None:
-        observe(state, initialize_signal(initialize_answer))
+        signal = initialize_signal(initialize_answer)
+        err = initialize_answer.get("error") if isinstance(initialize_answer, dict) else None
+        if signal == "other-error" and isinstance(err, dict) and err.get("code") == errors.METHOD_NOT_FOUND:
+            signal = "initialize-unknown-after-silence"
+        observe(state, signal)
     assert state.era is not None
     return state.era
 

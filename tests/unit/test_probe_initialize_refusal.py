@@ -50,4 +50,20 @@ def test_silence_then_a_handshake_or_nothing_stays_2025() -> None:
                                                 "serverInfo": {"name": "s", "version": "1"}}}
     assert ep.verdict_after_silence(ok) == LEGACY
     assert ep.verdict_after_silence(None) == LEGACY  # no answer to initialize either
-    assert ep.verdict_after_silence(refusal(-32601, None)) == LEGACY
+    assert ep.verdict_after_silence(refusal(-32602, None)) == LEGACY  # a 2025 server refusing these params
+    assert ep.verdict_after_silence(refusal(-32600, [LEGACY])) == LEGACY
+
+
+def test_silence_then_an_initialize_only_a_2026_server_gives_is_2026() -> None:
+    """The harness's 2026 mocks: one answers initialize with a result negotiating 2026-07-28, another does not know
+    the method (every 2025 server has it). After a silent server/discover both are 2026 servers."""
+    modern_result = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": MODERN, "capabilities": {},
+                                                           "serverInfo": {"name": "s", "version": "1"}}}
+    assert ep.initialize_signal(modern_result) == "initialize-result-modern"
+    assert ep.verdict_after_silence(modern_result) == MODERN
+    unknown = refusal(-32601, None)
+    assert ep.initialize_signal(unknown) == "other-error"  # on its own not evidence (test_era_probe)
+    assert ep.verdict_after_silence(unknown) == MODERN
+    state = ep.ProbeState()
+    ep.observe(state, "no-answer")
+    assert ep.observe(state, "initialize-unknown-after-silence") and state.era == MODERN and not state.final
