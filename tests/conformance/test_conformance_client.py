@@ -53,7 +53,7 @@ def results() -> Iterator[dict[tuple[str, str], ch.ClientRun]]:
 
 
 @pytest.mark.parametrize("leg", sorted(LEGS))
-def test_the_scenario_lists_are_the_harness_s(leg: str) -> None:
+def test_the_scenario_lists_match_the_harness(leg: str) -> None:
     _era, spec, core, auth = LEGS[leg]
     assert ch.listed_client_scenarios(spec) == set(core | auth)
 
