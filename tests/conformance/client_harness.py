@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "run-harness.sh"
 DRIVER = HERE / "client_driver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
-SCENARIO_TIMEOUT_MS = 30000  # the harness's default per-scenario client timeout
+SCENARIO_TIMEOUT_MS = 60000  # twice the harness default: on a loaded 2-core box a clean scenario took up to 21 s
 WORKERS = int(os.environ.get("MCP_ERAS_CONFORMANCE_WORKERS", "4"))
 
 
