@@ -32,7 +32,8 @@ log = logging.getLogger("mcp_bridge")
 
 __all__ = ["ERA_CHOICES", "app", "main"]
 
-FRONT, UPSTREAM, CHILD, LIMITS, SCALE = "Front", "Upstream", "Upstream as a stdio command", "Limits", "Scale-out"
+FRONT, UPSTREAM, SIGN_IN, CHILD, LIMITS, SCALE = ("Front", "Upstream", "Upstream sign-in (OAuth)", "Upstream as a stdio command",
+                                                 "Limits", "Scale-out")
 """The groups of ``serve -h`` (typer help panels; logging options are in ``clikit.LOGGING``)."""
 
 
@@ -105,6 +106,22 @@ def serve(
                                      metavar="SCOPE")] = "private",
     config: Annotated[str | None, _opt("Serve a fleet of upstreams: TOML, or a desktop host's mcpServers JSON.", "--config",
                                        panel=UPSTREAM, metavar="FILE")] = None,
+    oauth: Annotated[bool, _opt("Sign in to an HTTP upstream that asks for OAuth (the --stdio front: always; HTTP: with "
+                                "--oauth-shared-login).", "--oauth/--no-oauth", panel=SIGN_IN)] = True,
+    oauth_client_id: Annotated[str | None, _opt("A client ID registered with the upstream's authorization server.",
+                                                "--oauth-client-id", panel=SIGN_IN, metavar="ID")] = None,
+    oauth_client_secret: Annotated[str | None, _opt("Its secret (prefer the environment variable).", "--oauth-client-secret",
+                                                    panel=SIGN_IN, metavar="SECRET", show_default=False)] = None,
+    oauth_client_metadata_url: Annotated[str | None, _opt("An HTTPS URL of this client's ID metadata document.",
+                                                          "--oauth-client-metadata-url", panel=SIGN_IN, metavar="URL")] = None,
+    oauth_scope: Annotated[str | None, _opt("Scopes to ask for instead of the server's.", "--oauth-scope", panel=SIGN_IN,
+                                            metavar="SCOPES")] = None,
+    oauth_redirect_port: Annotated[int, _opt("Loopback port of the sign-in redirect (0: any free port).", "--oauth-redirect-port",
+                                             panel=SIGN_IN, metavar="PORT", min=0, max=65535)] = 0,
+    oauth_token_store: Annotated[str | None, _opt("Where tokens are kept (0700 folder, 0600 files).", "--oauth-token-store",
+                                                  panel=SIGN_IN, metavar="DIR", show_default="user config dir")] = None,
+    oauth_shared_login: Annotated[bool, _opt("HTTP front on loopback: one sign-in serves every caller (the local user's).",
+                                             "--oauth-shared-login", panel=SIGN_IN)] = False,
     env_pairs: Annotated[list[str] | None, _opt("A variable of the child's environment (repeatable).", "--env", "-e", panel=CHILD,
                                                 metavar="KEY=VALUE")] = None,
     cwd: Annotated[str | None, _opt("The child's working directory.", "--cwd", panel=CHILD, metavar="DIR")] = None,
@@ -213,8 +230,13 @@ def serve(
     from mcp_eras.bridge.upstream.factory import Target, make_upstream
 
     child_vars, inherit = child_env(pairs(env_pairs or [], "=", "-e", "KEY=VALUE"), pass_environment)
-    target = Target(url=upstream, command=command, headers=pairs(header or [], ":", "--header", "'Name: value'"),
-                    transport=upstream_transport, env=child_vars, inherit_env=inherit, cwd=cwd)
+    headers = pairs(header or [], ":", "--header", "'Name: value'")
+    sign_in = cli_values.sign_in_options(
+        upstream, stdio=bool(stdio), enabled=oauth, shared_login=oauth_shared_login, bind_host=(explicit or (None, None))[0],
+        client_id=oauth_client_id, client_secret=oauth_client_secret, client_metadata_url=oauth_client_metadata_url,
+        scope=oauth_scope, redirect_port=oauth_redirect_port, token_store=oauth_token_store)
+    target = Target(url=upstream, command=command, headers=headers, transport=upstream_transport, env=child_vars,
+                    inherit_env=inherit, cwd=cwd, auth=_upstream_auth(upstream, sign_in))
     up = with_tasks(make_upstream(target, settings), settings)
     if stdio:
         _perf.serving()
@@ -223,6 +245,15 @@ def serve(
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,
                 path, list(allow_host or []))
+
+
+def _upstream_auth(upstream: str | None, options):  # type: ignore[no-untyped-def]
+    """The sign-in of an HTTP upstream (``mcp_eras.bridge.auth``), or None."""
+    if upstream is None or options is None:
+        return None
+    from mcp_eras.bridge.auth import build_auth
+
+    return build_auth(upstream, options)
 
 
 def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]

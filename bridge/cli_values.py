@@ -12,6 +12,7 @@ import os
 import shutil
 from urllib.parse import urlsplit
 
+from mcp_eras.bridge.auth.runner import OAuthOptions
 from mcp_eras.bridge.clikit import CliError
 
 DEFAULT_HOST = "127.0.0.1"
@@ -85,3 +86,27 @@ def child_env(given: dict[str, str], pass_environment: bool) -> tuple[dict[str, 
         return given, True
     base = {k: os.environ[k] for k in SAFE_ENV if k in os.environ}
     return base | given, False
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+
+
+def sign_in_options(upstream: str | None, *, stdio: bool, enabled: bool, shared_login: bool, bind_host: str | None,
+                    client_id: str | None, client_secret: str | None, client_metadata_url: str | None, scope: str | None,
+                    redirect_port: int, token_store: str | None) -> OAuthOptions | None:
+    """The ``--oauth-*`` options as the sign-in of an HTTP upstream, or None when the bridge signs in for nobody.
+
+    On ``--stdio`` the bridge serves one local user and signs in as that user. On an HTTP front every caller would use
+    the one sign-in (the bridge a confused deputy): only with ``--oauth-shared-login`` and a loopback bind."""
+    if upstream is None or not enabled:
+        return None
+    if not stdio and not shared_login:
+        return None
+    if not stdio and bind_host is not None and bind_host not in LOOPBACK_HOSTS:
+        raise CliError(f"--oauth-shared-login signs in once for every caller: bind to loopback, not {bind_host}", 2)
+    if client_secret and not client_id:
+        raise CliError("--oauth-client-secret needs --oauth-client-id", 2)
+    if client_metadata_url and urlsplit(client_metadata_url).scheme != "https":
+        raise CliError(f"--oauth-client-metadata-url must be an https URL, got {client_metadata_url!r}", 2)
+    return OAuthOptions(client_id=client_id, client_secret=client_secret, client_metadata_url=client_metadata_url, scope=scope,
+                        redirect_port=redirect_port, token_store=token_store)

@@ -20,6 +20,16 @@ from .runner import OAuthOptions, SignInRunner
 log = logging.getLogger("mcp_eras.bridge.auth")
 
 
+class SignInFailed(httpx.RequestError):
+    """A sign-in (or refresh) for an upstream request failed: the machine's named error (``error``) as the transport error
+    the upstreams already answer their callers with (-32603 naming it), instead of an exception they do not know."""
+
+    def __init__(self, exc: OAuthError, request: httpx.Request) -> None:
+        detail = f" ({exc.detail})" if exc.detail else ""
+        super().__init__(f"OAuth sign-in to {request.url.copy_with(query=None)} failed: {exc.error}{detail}", request=request)
+        self.error = exc.error
+
+
 class UpstreamOAuth(httpx.Auth):
     requires_request_body = True  # a retried request is sent again whole
 
@@ -48,7 +58,11 @@ class UpstreamOAuth(httpx.Auth):
         if sent is not None:
             request.headers["Authorization"] = sent
         response = yield request
-        retry = await self.after_response(request.url, response.status_code, response.headers.get_list("www-authenticate"), sent)
+        try:
+            retry = await self.after_response(request.url, response.status_code, response.headers.get_list("www-authenticate"),
+                                              sent)
+        except OAuthError as exc:
+            raise SignInFailed(exc, request) from None
         if retry is None:
             return
         request.headers["Authorization"] = retry

@@ -51,6 +51,9 @@ class Target:
     name: str = "upstream"
     transport: str = "auto"
     """For URLs: auto | streamable-http | sse (the deprecated 2024-11-05 HTTP+SSE transport)."""
+    auth: httpx.Auth | None = None
+    """For URLs: how the bridge signs in to a protected server (``mcp_eras.bridge.auth.UpstreamOAuth``): every request of
+    the upstream's HTTP clients, the era probe's included, carries its bearer token; None sends only ``headers``."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -76,17 +79,18 @@ def discover_request(settings: Settings, rid: str = "mcp-bridge-probe") -> Messa
     return jsonrpc.request(rid, "server/discover", {"_meta": bridge_meta(settings.bridge_info())})
 
 
-async def probe_http(url: str, settings: Settings, headers: dict[str, str] | None = None) -> ProbeResult:
+async def probe_http(url: str, settings: Settings, headers: dict[str, str] | None = None,
+                     auth: httpx.Auth | None = None) -> ProbeResult:
     req = discover_request(settings)
     h = {
         "Accept": "application/json, text/event-stream", "Content-Type": "application/json",
         "MCP-Protocol-Version": eras.MODERN, "Mcp-Method": "server/discover", **(headers or {}),
     }
-    async with httpx.AsyncClient(timeout=settings.probe_timeout) as client:
+    async with httpx.AsyncClient(timeout=settings.probe_timeout, auth=auth) as client:
         try:
             resp = await client.post(url, content=jsonrpc.dumps(req), headers=h)
         except httpx.TimeoutException:
-            return await _confirm_http(url, settings, headers)
+            return await _confirm_http(url, settings, headers, auth)
         except httpx.HTTPError as exc:
             raise UpstreamError(f"cannot reach {url}: {exc}") from None
         body = _answer(resp)
@@ -118,14 +122,14 @@ def _answer(resp: httpx.Response) -> Any:
     return body
 
 
-async def _confirm_http(url: str, settings: Settings, headers: dict[str, str] | None) -> ProbeResult:
+async def _confirm_http(url: str, settings: Settings, headers: dict[str, str] | None, auth: httpx.Auth | None = None) -> ProbeResult:
     """``server/discover`` went unanswered in time: ask ``initialize`` before judging the server legacy (a loaded
     2026 server refuses it naming its versions: ``era_probe.verdict_after_silence``). A legacy session opened only
     to ask is ended again (2025-11-25 basic/transports.mdx §Session Management: DELETE)."""
     req = jsonrpc.request(CONFIRM_ID, "initialize", era_probe.confirm_params(None, settings.bridge_info()))
     h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **(headers or {})}
     answer: Any = None
-    async with httpx.AsyncClient(timeout=settings.connect_timeout) as client:
+    async with httpx.AsyncClient(timeout=settings.connect_timeout, auth=auth) as client:
         with contextlib.suppress(httpx.HTTPError):
             resp = await client.post(url, content=jsonrpc.dumps(req), headers=h)
             answer = _answer(resp)
@@ -252,7 +256,7 @@ async def probe_stdio(target: Target, settings: Settings, keep_child: bool = Fal
 
 async def probe(target: Target, settings: Settings, keep_child: bool = False, confirm: bool = True) -> ProbeResult:
     if target.url:
-        return await probe_http(target.url, settings, target.headers)
+        return await probe_http(target.url, settings, target.headers, target.auth)
     return await probe_stdio(target, settings, keep_child, confirm=confirm)
 
 
@@ -299,7 +303,8 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
         # kept alive: a keep-alive cap below the concurrency churns TCP connections under load. The
         # pool wait is bounded anyway: an exhausted pool must surface as an error, never as a hang.
         client = upstream_client(httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout,
-                                               pool=settings.connect_timeout), settings.upstream_keepalive_expiry)
+                                               pool=settings.connect_timeout), settings.upstream_keepalive_expiry,
+                                auth=target.auth)
 
     def factory(ctx: CallContext) -> LegacyTransport:
         headers = dict(target.headers)
@@ -345,7 +350,7 @@ def modern_upstream(target: Target, settings: Settings, process: ChildProcess | 
     from mcp_eras.bridge.upstream.modern import ModernHttpUpstream, ModernStdioUpstream
 
     if target.url:
-        return ModernHttpUpstream(target.url, settings, headers=target.headers or None)
+        return ModernHttpUpstream(target.url, settings, headers=target.headers or None, auth=target.auth)
     return ModernStdioUpstream(target.command, settings, env=target.env or None, cwd=target.cwd, inherit_env=target.inherit_env,
                                name=target.name, process=process)
 

@@ -235,18 +235,21 @@ def unsupported() -> tuple[str, str] | None:
     return ("httpcore", f"it lacks {', '.join(lacking)}") if lacking else None
 
 
-def upstream_client(timeout: httpx.Timeout, keepalive_expiry: float | None, max_idle: int = 256) -> httpx.AsyncClient:
+def upstream_client(timeout: httpx.Timeout, keepalive_expiry: float | None, max_idle: int = 256,
+                    auth: httpx.Auth | None = None) -> httpx.AsyncClient:
     """The AsyncClient of an HTTP upstream. When the environment names a proxy (HTTP_PROXY and friends),
     httpx's own transports keep serving it as before (this pool speaks to origins directly); so they do, after one
-    warning, on an httpx or httpcore this pool was not tested on (``unsupported``)."""
+    warning, on an httpx or httpcore this pool was not tested on (``unsupported``). ``auth``: the upstream's sign-in
+    (``mcp_eras.bridge.auth.UpstreamOAuth``), run by httpx on every request of the client."""
     why = unsupported()
     if why is not None:
         _perf.fall_back("the upstream keep-alive pool and lean HTTP/1.1 client", *why)
     if why is not None or any(_environment_proxies().values()):  # type: ignore[misc]
-        client = httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(
+        client = httpx.AsyncClient(timeout=timeout, auth=auth, limits=httpx.Limits(
             max_connections=None, max_keepalive_connections=max_idle, keepalive_expiry=keepalive_expiry))
     else:
-        client = httpx.AsyncClient(timeout=timeout, transport=KeepAliveTransport(keepalive_expiry=keepalive_expiry, max_idle=max_idle))
+        client = httpx.AsyncClient(timeout=timeout, auth=auth,
+                                   transport=KeepAliveTransport(keepalive_expiry=keepalive_expiry, max_idle=max_idle))
     if why is None:
         client._cookies = _Cookies()  # the ``cookies`` setter would copy into a plain httpx.Cookies
     return client

@@ -7,8 +7,9 @@ around every read and ``StreamReader`` waits. JSON-RPC POSTs need none of that: 
 headers, a body of known length; a response with Content-Length, chunked, or read to EOF (RFC 9112 §6.3).
 
 ``post(client, ...)`` takes this path for ``http://`` URLs when the client is the upstream client of
-``http_pool.upstream_client`` and no cookie is held; anything else (https, proxies, a cookie jar in
-use, a test's MockTransport) goes through ``client.stream`` as before. The response object offers what
+``http_pool.upstream_client``, no cookie is held and the client signs no request (no ``httpx.Auth``: an upstream
+behind OAuth has every request go through httpx's auth flow, which retries after a sign-in); anything else (https,
+proxies, a cookie jar in use, a test's MockTransport) goes through ``client.stream`` as before. The response object offers what
 the upstreams read (``status_code``, ``headers``, ``aread``, ``aiter_bytes``; ``headers`` is a dict of
 lower-cased names, repeated fields joined with ", " as httpx does) and failures raise httpx exceptions
 the callers already handle. An idempotent request (``http_pool.IDEMPOTENT``) that meets a stale
@@ -518,7 +519,8 @@ def post(client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str,
     """``client.stream("POST", ...)``, on the lean path when it applies (see the module docstring)."""
     pool = lean_pool(client)
     target = pool.target(url, client) if pool is not None else None
-    if pool is None or target is None or client.cookies.jar._cookies:  # (a jar's own truth test walks every cookie)
+    # (a cookie jar's own truth test walks every cookie: its dict is asked instead)
+    if pool is None or target is None or client.auth is not None or client.cookies.jar._cookies:
         return client.stream("POST", url, content=content, headers=headers, timeout=timeout, extensions=extensions)
     idempotent = extensions is not None and extensions.get(IDEMPOTENT) is True
     return _Post(pool, target, client, url, target.request(headers, content), timeout, idempotent)

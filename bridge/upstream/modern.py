@@ -84,8 +84,10 @@ class ModernHttpUpstream(Upstream):
 
     era = MODERN
 
-    def __init__(self, url: str, settings: Settings, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, url: str, settings: Settings, headers: dict[str, str] | None = None,
+                 auth: httpx.Auth | None = None) -> None:
         self.url = url
+        self.auth = auth
         self.settings = settings
         self.static_headers = dict(headers or {})
         self._client: httpx.AsyncClient | None = None
@@ -103,7 +105,7 @@ class ModernHttpUpstream(Upstream):
         if self._client is None:
             # Every legacy session holds one long-lived listen stream: open connections are not capped.
             self._client = upstream_client(httpx.Timeout(self.settings.request_timeout, connect=self.settings.connect_timeout),
-                                           self.settings.upstream_keepalive_expiry)
+                                           self.settings.upstream_keepalive_expiry, auth=self.auth)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None

@@ -37,7 +37,6 @@ BEARER_VALUE = re.compile(r"Bearer [A-Za-z0-9._~+/-]{20,}=*(\s|$)")  # a credent
 pytestmark = [
     pytest.mark.legacy_peer,
     pytest.mark.timeout(900),
-    pytest.mark.xfail(strict=True, reason="issue #35: OAuth client not wired into the upstreams yet"),
 ]
 
 

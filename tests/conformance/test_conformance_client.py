@@ -7,9 +7,8 @@ Every non-extension scenario of both legs runs once, all of them at the same tim
 (``MCP_ERAS_CONFORMANCE_WORKERS``, default 4), at the bridge's default probe timeout. A scenario is clean when the
 harness's own verdict is PASSED (see client_harness.py). Each scenario is reported as its own test.
 
-The ``auth/*`` scenarios need the bridge to be the OAuth client of its upstream, which is not wired in yet: they
-are strict expected failures naming issue #35, so each one turns this suite red the moment it passes and its
-expectation must then be removed. The core scenarios must pass.
+The ``auth/*`` scenarios have the bridge sign in to its upstream as an OAuth client (``mcp_eras.bridge.auth``): every
+one of them, and every core scenario, must pass.
 """
 
 from __future__ import annotations
@@ -30,14 +29,12 @@ LEGS = {
     "A": (ch.MODERN, ch.LEGACY, CLIENT_CORE_2025, CLIENT_AUTH_2025),
     "B": (ch.LEGACY, ch.MODERN, CLIENT_CORE_2026, CLIENT_AUTH_2026),
 }
-NOT_WIRED = pytest.mark.xfail(strict=True, reason="issue #35: OAuth client not wired into the upstreams yet")
 
 
 def _cases() -> list[object]:
     cases: list[object] = []
     for leg, (_era, _spec, core, auth) in LEGS.items():
-        cases += [pytest.param(leg, s, id=f"{leg}-{s}") for s in sorted(core)]
-        cases += [pytest.param(leg, s, id=f"{leg}-{s}", marks=NOT_WIRED) for s in sorted(auth)]
+        cases += [pytest.param(leg, s, id=f"{leg}-{s}") for s in sorted(core | auth)]
     return cases
 
 

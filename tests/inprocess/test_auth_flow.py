@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from mcp_eras.bridge.auth import OAuthOptions, SignInRunner, UpstreamOAuth, redact
-from mcp_eras.bridge.translate.oauth import OAuthError
+from mcp_eras.bridge.auth.httpx_auth import SignInFailed
 
 AS, RS, OTHER = "https://as.test", "https://rs.test", "https://other.test"
 MCP = RS + "/mcp"
@@ -271,8 +271,9 @@ async def test_a_failed_sign_in_raises_its_named_error_and_stores_nothing(peer: 
     peer.as_metadata = wrong_issuer  # type: ignore[method-assign]
     client, _, browser = make(peer, tmp_path / "t")
     async with client:
-        with pytest.raises(OAuthError) as failure:
+        with pytest.raises(SignInFailed) as failure:  # an httpx error: the upstreams answer their callers with it
             await client.post(MCP, json=rpc("tools/list"))
+    assert isinstance(failure.value, httpx.HTTPError) and "issuer_mismatch" in str(failure.value)
     assert failure.value.error == "issuer_mismatch" and browser.opened == []
     assert not (tmp_path / "t").exists() or list((tmp_path / "t").iterdir()) == []
 
