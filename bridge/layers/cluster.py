@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -32,33 +30,20 @@ from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.scaleout.tool_headers import SharedParamHeaders
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.store.base import Store, StoreError
-from mcp_eras.bridge.translate import eras, jsonrpc
-from mcp_eras.bridge.translate.errors import BAD_REQUEST_STATUS, CONTENT_TOO_LARGE_STATUS, FORBIDDEN_STATUS, OK_STATUS
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
+from mcp_eras.bridge.translate import cluster as fw
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.cluster import AUTH_HEADER, FORWARD_PATH, FORWARD_SKEW_MS, forward_key, lost
+from mcp_eras.bridge.translate.cluster import sign as _sign
+from mcp_eras.bridge.translate.errors import OK_STATUS
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, Message
 
 log = logging.getLogger("mcp_bridge.cluster")
 
-FORWARD_PATH = "/internal/forward"
-AUTH_HEADER = "x-mcp-bridge-forward"
-FORWARD_SKEW_MS = 30_000
-"""A forwarded body older (or newer) than this is refused (replay window)."""
-
-
-def forward_key(state_key: bytes) -> bytes:
-    """The inter-instance key: one-way from the state key, so it never reveals the sealing key."""
-    return hmac.new(state_key, b"mcp-bridge/internal-forward/v1", hashlib.sha256).digest()
-
-
-def _sign(key: bytes, body: bytes) -> str:
-    return hmac.new(key, body, hashlib.sha256).hexdigest()
-
-
-def lost(rid: Any, why: str) -> Message:
-    return jsonrpc.error_response(rid, INVALID_PARAMS, f"Invalid requestState: lost ({why})", {"reason": "lost"})
+__all__ = ["AUTH_HEADER", "FORWARD_PATH", "FORWARD_SKEW_MS", "ClusterUpstream", "forward_key", "lost", "store_down"]
 
 
 def store_down(rid: Any, exc: StoreError) -> Message:
-    return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc}", {"store": exc.store})
+    return fw.store_down(rid, str(exc), exc.store)
 
 
 class ClusterUpstream(Upstream):
@@ -136,12 +121,12 @@ class ClusterUpstream(Upstream):
                     log.info("instance %s registered in %s", self.instance_id, self.store.name)
                 if failed:
                     self.forwarded["store_reconnects"] += 1
-                self.store_ok, backoff, failed = True, interval, False
+                self.store_ok, backoff, failed = True, fw.heartbeat_backoff(interval, backoff, True), False
             except StoreError as exc:
                 if self.store_ok:
                     log.warning("heartbeat failed: %s", exc)
                 self.forwarded["store_errors"] += 1
-                self.store_ok, backoff, failed = False, min(5.0, backoff * 2), True
+                self.store_ok, backoff, failed = False, fw.heartbeat_backoff(interval, backoff, False), True
             await asyncio.sleep(backoff)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -152,14 +137,8 @@ class ClusterUpstream(Upstream):
     def counters(self) -> dict[str, int]:
         """This instance's cluster counters (``/metrics``): forwards out/in and their failures, store errors
         and reconnects, plus the 2025 sessions' relay counters (``extra_status``)."""
-        out = {f"forwarded_{k}" if k in ("out", "in") else k: v for k, v in self.forwarded.items()}
-        out["forward_failures"] = out.pop("lost")
         relayed = (self.extra_status() if self.extra_status is not None else {}).get("relayed") or {}
-        out.update({f"sessions_{k}": int(v) for k, v in relayed.items()})
-        for counts in self.task_counts:
-            for k, v in counts.items():
-                out[f"tasks_{k}"] = out.get(f"tasks_{k}", 0) + v
-        return out
+        return fw.counters(self.forwarded, relayed, self.task_counts)
 
     def count_store_error(self) -> None:
         self.forwarded["store_errors"] += 1
@@ -180,15 +159,15 @@ class ClusterUpstream(Upstream):
         """The upstream's DiscoverResult (what a 2025 ``initialize`` is answered from), shared by the instances
         for its ``ttlMs``, per caller unless its ``cacheScope`` is public. A client's own ``server/discover``
         goes to the upstream (its version negotiation is the upstream's)."""
-        scopes = (f"private:{ctx.principal or '-'}", "public")
+        scopes = fw.discover_scopes(ctx.principal)
         for scope in scopes:
             cached = await self._cached(scope)
             if cached is not None:
                 return cached
         result = await self.inner.discover(ctx)
-        ttl = result.get("ttlMs")
-        if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0:
-            scope = scopes[1] if result.get("cacheScope") == "public" else scopes[0]
+        shared = fw.discover_cache(result, scopes)
+        if shared is not None:
+            scope, ttl = shared
             with contextlib.suppress(StoreError):
                 await self.store.cache_put("discover", scope, result, ttl)
         return result
@@ -202,15 +181,14 @@ class ClusterUpstream(Upstream):
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         owner = self._owner(request)
-        if owner is None or owner == self.instance_id:
+        if fw.runs_here(owner, self.instance_id):
             return await self.inner.call(request, ctx, emit)
+        assert owner is not None
         return await self._forward(owner, request, ctx, emit)
 
     def _owner(self, request: Message) -> str | None:
-        params = request.get("params")
-        if request.get("method") not in eras.MRTR_METHODS or not isinstance(params, dict) or "requestState" not in params:
-            return None
-        return self.sealer.issuer(params["requestState"])
+        state = fw.sealed_state(request)
+        return None if state is None else self.sealer.issuer(state)
 
     async def locate(self, instance: str) -> dict[str, Any] | None:
         """An instance's registry record: from the last heartbeat's listing when it is there (saves a store
@@ -234,57 +212,49 @@ class ClusterUpstream(Upstream):
         except StoreError:
             self.forwarded["store_errors"] += 1
             raise
-        if record is None or not isinstance(record.get("url"), str):
+        gone = fw.owner_gone(owner, record)
+        if gone is not None:
             self.forwarded["lost"] += 1
-            return f"bridge instance {owner} is gone"
-        body = orjson.dumps({
-            "request": request, "principal": ctx.principal, "authorization": ctx.authorization, "trace": ctx.trace,
-            "client_era": ctx.client_era, "from": self.instance_id, "at_ms": int(time.time() * 1000),
-        })
+            return gone
+        assert record is not None
+        caller = {"principal": ctx.principal, "authorization": ctx.authorization, "trace": ctx.trace, "client_era": ctx.client_era}
+        body = fw.forward_body(request, caller, self.instance_id, int(time.time() * 1000))
         self.forwarded["out"] += 1
         try:
             async with self.http().stream("POST", record["url"] + FORWARD_PATH, content=body,
                                          headers={AUTH_HEADER: _sign(self._key, body), "content-type": "application/json"}) as resp:
                 if resp.status_code != OK_STATUS:
                     self.forwarded["lost"] += 1
-                    return f"bridge instance {owner} refused the forward ({resp.status_code})"
+                    return fw.refused(owner, resp.status_code)
                 async for line in resp.aiter_lines():
-                    if not line:
+                    frame = fw.read_line(line)
+                    if frame is None:
                         continue
-                    frame = orjson.loads(line)
-                    if "done" in frame:
-                        return frame["done"]
-                    await emit(frame["note"])
+                    if frame[0] == "done":
+                        return frame[1]
+                    await emit(frame[1])
         except (httpx.HTTPError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
             log.info("forward to %s failed: %s", owner, exc)
         self.forwarded["lost"] += 1
-        return f"bridge instance {owner} did not answer"
+        return fw.no_answer(owner)
 
     # --- the owner's side ------------------------------------------------------------------------------
 
     async def serve_forward(self, request: Request) -> Response:
         body = await request.body()
-        if len(body) > self.settings.max_body_bytes + 65536:
-            return Response(status_code=CONTENT_TOO_LARGE_STATUS)
-        if not hmac.compare_digest(request.headers.get(AUTH_HEADER, ""), _sign(self._key, body)):
-            return Response(status_code=FORBIDDEN_STATUS)
-        try:
-            data = orjson.loads(body)
-            msg, at_ms = data["request"], int(data["at_ms"])
-            ctx = CallContext(principal=data.get("principal"), authorization=data.get("authorization"),
-                              trace=dict(data.get("trace") or {}), client_era=data.get("client_era") or eras.MODERN)
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            return Response(status_code=BAD_REQUEST_STATUS)
-        if abs(time.time() * 1000 - at_ms) > FORWARD_SKEW_MS or not isinstance(msg, dict):
-            return Response(status_code=BAD_REQUEST_STATUS)
+        got = fw.read_forward(body, request.headers.get(AUTH_HEADER, ""), self._key, int(time.time() * 1000),
+                              self.settings.max_body_bytes)
+        if isinstance(got, int):
+            return Response(status_code=got)
+        ctx = CallContext(principal=got.principal, authorization=got.authorization, trace=got.trace, client_era=got.client_era)
         self.forwarded["in"] += 1
-        return StreamingResponse(self._run_forwarded(msg, ctx), media_type="application/x-ndjson")
+        return StreamingResponse(self._run_forwarded(got.request, ctx), media_type="application/x-ndjson")
 
     async def _run_forwarded(self, msg: Message, ctx: CallContext) -> AsyncIterator[bytes]:
         queue: asyncio.Queue[bytes] = asyncio.Queue()
 
         async def emit(note: Message) -> None:
-            queue.put_nowait(orjson.dumps({"note": note}) + b"\n")
+            queue.put_nowait(fw.note_line(note))
 
         async def run() -> None:
             try:
@@ -292,14 +262,14 @@ class ClusterUpstream(Upstream):
             except Exception as exc:  # noqa: BLE001 - a bug becomes an error answer, never a hang
                 log.exception("forwarded call failed")
                 response = jsonrpc.error_response(msg.get("id"), INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
-            queue.put_nowait(orjson.dumps({"done": response}) + b"\n")
+            queue.put_nowait(fw.done_line(response))
 
         task = asyncio.get_running_loop().create_task(run())
         try:
             while True:
                 line = await queue.get()
                 yield line
-                if line.startswith(b'{"done"'):
+                if fw.is_done_line(line):
                     return
         finally:
             # The forwarding instance went away (its client cancelled): cancel here too.

@@ -29,13 +29,13 @@ from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.layers.tasks import with_tasks
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.outcomes import era_typical_failure, server_state, trace_id, with_trace_meta
+from mcp_eras.bridge.translate.outcomes import result_kind as outcome_of
 from mcp_eras.bridge.upstream.factory import ProbeResult, Target, legacy_upstream, modern_upstream, probe
 from mcp_eras.bridge.upstream.modern import ModernStdioUpstream
 
 log = logging.getLogger("mcp_bridge.fleet")
 
-ERA_TYPICAL_CODES = {-32600, -32601, -32603, -32000, -32001}
-"""JSON-RPC errors a server gives when spoken to in the wrong era (missing session, unknown method...)."""
 REPROBE_MIN_INTERVAL = 5.0
 
 Prober = Callable[..., Any]
@@ -49,50 +49,6 @@ def register_metrics(metrics: Metrics) -> None:
     metrics.counter("era_probes_total", "Era probes, by server and detected era.", ("server", "era"))
     metrics.counter("upstream_swaps_total", "Delegate replacements, by server and reason (reload, era).", ("server", "reason"))
     metrics.counter("reloads_total", "Config reloads, by outcome.", ("outcome",))
-
-
-def outcome_of(response: Message) -> str:
-    """Pure: ok | error | input_required | incomplete (a listen stream that ended) for a canonical response."""
-    if "error" in response:
-        return "error"
-    result = response.get("result")
-    if isinstance(result, dict):
-        kind = result.get("resultType")
-        if kind == "input_required":
-            return "input_required"
-        if isinstance(kind, str) and kind not in ("complete", ""):
-            return kind
-    return "ok"
-
-
-def era_typical_failure(response: Message) -> bool:
-    """Pure: does this error response suggest the server no longer speaks the era we think it does?"""
-    err = response.get("error")
-    if not isinstance(err, dict):
-        return False
-    data = err.get("data")
-    if isinstance(data, dict) and isinstance(data.get("supported"), list):
-        return True
-    return err.get("code") in ERA_TYPICAL_CODES
-
-
-def with_trace_meta(request: Message, trace: dict[str, str]) -> Message:
-    """Pure: copy W3C trace context into ``params._meta`` (keys not already there)."""
-    if not trace:
-        return request
-    params = request.get("params")
-    params = dict(params) if isinstance(params, dict) else {}
-    meta = dict(params.get("_meta") or {})
-    for key in eras.TRACE_META_KEYS:
-        if key in trace and key not in meta:
-            meta[key] = trace[key]
-    params["_meta"] = meta
-    return {**request, "params": params}
-
-
-def trace_id(trace: dict[str, str]) -> str | None:
-    parts = trace.get("traceparent", "").split("-")
-    return parts[1] if len(parts) == 4 else None
 
 
 @dataclass(eq=False)
@@ -393,12 +349,8 @@ class ManagedUpstream(Upstream):
         if up is not None:
             with contextlib.suppress(Exception):
                 inner = up.status()
-        if up is not None:
-            state = "degraded" if self.last_error else "ok"
-        else:
-            state = "down" if self.last_error else "not started"
         return {
-            "state": state,
+            "state": server_state(up is not None, self.last_error),
             "era": up.era if up is not None else None,
             "configured_era": slot.settings.upstream_era,
             "target": slot.target.describe(),

@@ -29,8 +29,9 @@ from mcp_eras.bridge.core import CallContext, Emit, Upstream, discard, find
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.layers.cluster import ClusterUpstream
 from mcp_eras.bridge.translate import eras, jsonrpc
-from mcp_eras.bridge.translate.errors import OK_STATUS, SERVER_ERROR_STATUSES_FROM, UNAVAILABLE_STATUS
+from mcp_eras.bridge.translate import outcomes as oc
 from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.outcomes import fleet_health_status, outcome_of
 from mcp_eras.bridge.upstream.factory import Target, discover_request
 
 log = logging.getLogger("mcp_bridge.observe")
@@ -44,15 +45,8 @@ def register_metrics(metrics: Metrics) -> None:
     metrics.histogram("request_duration_seconds", "Time to the final response of one relayed request.", ("client_era",))
     metrics.counter("health_checks_total", "Upstream reachability checks, by result.", ("result",))
 
-
-def outcome_of(response: Message) -> str:
-    """``ok``, ``input_required`` (an MRTR round), or ``error`` (a JSON-RPC error response)."""
-    if "error" in response:
-        return "error"
-    result = response.get("result")
-    if isinstance(result, dict) and result.get("resultType") == "input_required":
-        return "input_required"
-    return "ok"
+__all__ = ["ObservedUpstream", "Observer", "cluster_metrics", "fleet_health_status", "fleet_readyz", "observe", "outcome_of",
+           "register_metrics"]
 
 
 class ObservedUpstream(Upstream):
@@ -131,7 +125,7 @@ class Observer:
         """(reachable, reason); at most one real check per ``check_interval``."""
         async with self._lock:
             now = self.clock()
-            if self.last is not None and now - self.last[0] < self.check_interval:
+            if self.last is not None and not oc.check_due(self.last[0], now, self.check_interval):
                 return self.last[1], self.last[2]
             try:
                 ok, reason = await asyncio.wait_for(self._probe(), self.settings.probe_timeout)
@@ -158,14 +152,10 @@ class Observer:
                         status = resp.status_code
                 except httpx.HTTPError as exc:
                     return False, f"cannot reach {self.target.url}: {exc.__class__.__name__}: {exc}".rstrip(": ")
-            up = status < SERVER_ERROR_STATUSES_FROM
-            return (up, "" if up else f"{self.target.url} answered HTTP {status}")
+            return oc.http_reachability(self.target.url, status)
         # A stdio child: a real round trip through the upstream (it respawns the child when it died).
-        response = await self.upstream.call(discover_request(self.settings, "mcp-bridge-health"), CallContext(), discard)
-        if "error" in response:
-            err = response["error"]
-            return False, f"upstream answered {err.get('code')}: {err.get('message')}"
-        return True, ""
+        return oc.answer_reachability(await self.upstream.call(discover_request(self.settings, "mcp-bridge-health"),
+                                                               CallContext(), discard))
 
     def _status(self) -> dict[str, Any]:
         try:
@@ -176,23 +166,18 @@ class Observer:
     async def healthz(self, request: Request) -> Response:
         status = self._status()  # the state when the request came, before the check's round trip
         ok, reason = await self.check()
-        body: dict[str, Any] = {"status": "ok" if ok else "down", "target": self.target.describe(), "upstream": status}
-        if not ok:
-            body["reason"] = reason
-        return JSONResponse(body, status_code=OK_STATUS if ok else UNAVAILABLE_STATUS)
+        body, code = oc.health_body(ok, reason, self.target.describe(), status)
+        return JSONResponse(body, status_code=code)
 
     async def readyz(self, request: Request) -> Response:
         ok, reason = await self.check()
-        return PlainTextResponse("ready\n" if ok else f"not ready: {reason}\n", status_code=OK_STATUS if ok else UNAVAILABLE_STATUS)
+        text, code = oc.readiness(ok, reason)
+        return PlainTextResponse(text, status_code=code)
 
     async def metrics_endpoint(self, request: Request) -> Response:
-        up = 1.0 if self.last is not None and self.last[1] else 0.0
-        era = self.upstream.era
         cluster = find(self.upstream, ClusterUpstream)
         text = self.metrics.render([
-            ("upstream_up", "gauge", "1 when the last reachability check of the upstream succeeded.", [({}, up)]),
-            ("upstream_era", "gauge", "The era the upstream speaks (1 for the detected era).",
-             [({"era": str(era)}, 1.0)] if era else []),
+            *oc.upstream_families(self.last is not None and self.last[1], self.upstream.era),
             *cluster_metrics({"": cluster} if cluster is not None else {}),
         ])
         return PlainTextResponse(text, media_type=METRICS_MEDIA_TYPE)
@@ -202,32 +187,10 @@ class Observer:
                 Route("/metrics", self.metrics_endpoint, methods=["GET"])]
 
 
-CLUSTER_METRICS = (
-    ("forwarded_out", "cluster_forwarded_total", "MRTR retries and task requests sent to the instance holding them."),
-    ("forwarded_in", "cluster_forwarded_in_total", "Requests other instances forwarded to this one."),
-    ("forward_failures", "cluster_forward_failures_total", "Forwards whose owner was gone or did not answer."),
-    ("sessions_out", "cluster_sessions_relayed_total", "2025 session requests relayed to the session's instance."),
-    ("sessions_adopted", "cluster_sessions_adopted_total", "2025 sessions taken over from a gone instance."),
-    ("sessions_replayed", "cluster_events_replayed_total", "GET-stream events replayed from the store after an adoption."),
-    ("tasks_taken_over", "cluster_tasks_taken_over_total", "Task records taken over from a gone instance."),
-    ("store_errors", "cluster_store_errors_total", "Shared state store operations that failed."),
-    ("store_reconnects", "cluster_store_reconnects_total", "Times the store answered again after failing."),
-)
-"""(counter key of ``ClusterUpstream.counters``, metric name, help) for /metrics of a scaled-out instance."""
-
-
-def cluster_metrics(clusters: dict[str, ClusterUpstream]) -> list[tuple[str, str, str, list[tuple[dict[str, str], float]]]]:
+def cluster_metrics(clusters: dict[str, ClusterUpstream]) -> list[oc.Family]:
     """Prometheus families of the cluster counters, one sample per instance (and fleet server: the key of
     ``clusters``; "" in single-server mode)."""
-    if not clusters:
-        return []
-    counters = {name: (c.instance_id, c.counters()) for name, c in clusters.items()}
-    out = []
-    for key, metric, help_ in CLUSTER_METRICS:
-        samples = [({"instance": inst, **({"server": name} if name else {})}, float(values.get(key, 0)))
-                   for name, (inst, values) in counters.items()]
-        out.append((metric, "counter", help_, samples))
-    return out
+    return oc.cluster_families({name: (c.instance_id, c.counters()) for name, c in clusters.items()})
 
 
 def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[ObservedUpstream, Observer]:
@@ -240,18 +203,9 @@ def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[Obs
 # --- fleet ------------------------------------------------------------------------------------------
 
 
-def fleet_health_status(body: dict[str, Any], strict: bool) -> int:
-    """Fleet /healthz: 200 with every server's state (the bridge is up); with ``?strict=1``, 503 while any
-    server is not ``ok``. Adds ``down``: the names of those servers."""
-    body["down"] = sorted(name for name, server in (body.get("servers") or {}).items() if server.get("state") != "ok")
-    return UNAVAILABLE_STATUS if strict and body["down"] else OK_STATUS
-
-
 async def fleet_readyz(router: Any, request: Request) -> Response:
     """Fleet /readyz: 200 once the config is loaded and every server has made its first start attempt."""
-    if router.config is None:
-        return PlainTextResponse("not ready: config not loaded\n", status_code=UNAVAILABLE_STATUS)
-    pending = sorted(name for name, entry in router.entries.items() if entry.started is not None and not entry.started.done())
-    if pending:
-        return PlainTextResponse(f"not ready: starting {', '.join(pending)}\n", status_code=UNAVAILABLE_STATUS)
-    return PlainTextResponse("ready\n")
+    pending = [] if router.config is None else [
+        name for name, entry in router.entries.items() if entry.started is not None and not entry.started.done()]
+    text, code = oc.fleet_readiness(router.config is not None, pending)
+    return PlainTextResponse(text, status_code=code)
