@@ -35,8 +35,9 @@ from mcp_eras.bridge.layers.tasks_legacy_client import LegacyClientTasks
 from mcp_eras.bridge.layers.tasks_room import TaskRoom
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import tasks as tb
+from mcp_eras.bridge.translate.legacy_server import task_routing as tr
 from mcp_eras.bridge.translate.legacy_server import tasks as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
@@ -47,25 +48,10 @@ TransportFactory = Callable[[CallContext], LegacyTransport]
 MAX_READY_HINTS = 4096
 DEFAULT_TTL_MS = 3_600_000
 MAX_RESULT_WAIT_S = 24 * 3600.0
-TRANSPORT_FAILURES = ("Upstream unreachable", "Upstream closed the response stream", "Upstream did not answer")
-"""Error messages the bridge's own transports synthesize when a response stream breaks."""
-
-
-_EXTENSION_AWARE = frozenset({"server/discover", "tools/call", "subscriptions/listen"})
-"""Methods besides the extension's own that the task layer may change (``_call``); others pass through untouched."""
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def input_capabilities(request: Message) -> dict[str, Any]:
-    """The 2025 ``initialize`` capabilities a task channel declares for this caller: the input kinds it
-    can answer (a task may only ask what its client can answer)."""
-    meta = eras.request_meta(request) or {}
-    caps = meta.get(eras.META_CLIENT_CAPABILITIES)
-    caps = caps if isinstance(caps, dict) else {}
-    return {k: dict(caps[k]) if k != "roots" else {} for k in ("elicitation", "sampling", "roots") if isinstance(caps.get(k), dict)}
 
 
 class TasksUpstream(Upstream):
@@ -131,7 +117,7 @@ class TasksUpstream(Upstream):
         method = request.get("method")
         if (self.remote is not None and str(method).startswith("tasks/")) or self.legacy_clients.wants(request, ctx):
             return self._routed(request, ctx, emit)
-        if method not in _EXTENSION_AWARE and method not in eras.TASKS_EXTENSION_METHODS:
+        if not tr.touches_extension(method):
             return self.inner.call(request, ctx, emit)  # as ``_modern`` would, one coroutine less
         if method == "tools/call" and self._plain_calls(ctx):
             call = self.inner.call(request, ctx, emit)
@@ -176,7 +162,7 @@ class TasksUpstream(Upstream):
 
     async def _modern(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         """A 2026 request (a 2026 client's, or direction B's on a 2025 client's behalf)."""
-        if request.get("method") not in _EXTENSION_AWARE and request.get("method") not in eras.TASKS_EXTENSION_METHODS:
+        if not tr.touches_extension(request.get("method")):
             return await self.inner.call(request, ctx, emit)
         return await self._answered(self._call(request, ctx, emit), request.get("id"))
 
@@ -197,44 +183,39 @@ class TasksUpstream(Upstream):
 
     async def _call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         method = request["method"]
-        caps = None  # input_capabilities(request), worked out only where a task session may be opened
+        caps = None  # tr.input_capabilities(request), worked out only where a task session may be opened
         if method == "server/discover":
             resp = await self.inner.call(request, ctx, emit)
             channel = await self._view(ctx, caps, request)
             if channel is not None and isinstance(resp.get("result"), dict):
                 resp = {**resp, "result": tx.advertise(resp["result"], channel.server_caps)}
             return resp
-        if method == "subscriptions/listen":
-            wanted = (request.get("params") or {}).get("notifications")
-            if not isinstance(wanted, dict) or "taskIds" not in wanted:
-                return await self.inner.call(request, ctx, emit)
+        if method == "subscriptions/listen" and not tr.listens_for_tasks(request):
+            return await self.inner.call(request, ctx, emit)
         channel = await self._view(ctx, caps, request, for_call=method == "tools/call")
         if channel is None:
             return await self.inner.call(request, ctx, emit)  # a 2026 upstream serves the extension itself
         supported = tx.upstream_supports_tasks(channel.server_caps)
-        if method in eras.TASKS_EXTENSION_METHODS:
-            if not supported:
-                return jsonrpc.error_response(request["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
-            if not tk.declares_extension(request):
-                raise tk.missing_extension()
+        route = tr.dispatch(request, supported, isinstance(channel, TaskChannel))
+        if route == "not_found":
+            return tr.method_not_found(request)
+        if route == "task":
             return await self._task_method(request, ctx)
-        if method == "subscriptions/listen":
+        if route in ("listen", "listen_plain"):
             task_ids, rest = tx.split_listen(request.get("params"))
-            if not supported:
+            if route == "listen_plain":
                 return await self.inner.call({**request, "params": rest}, ctx, emit)
-            if not tk.declares_extension(request):
-                raise tk.missing_extension()
             return await self._listen(request, rest, task_ids, ctx, emit)
-        # tools/call
-        if not supported or not isinstance(channel, TaskChannel):
+        if route == "inner":
             return await self.inner.call(request, ctx, emit)
+        assert isinstance(channel, TaskChannel)
         name = (request.get("params") or {}).get("name")
         decision = tx.creation(request, await channel.tool_support(str(name)), supported)
         if decision == "missing":
             raise tk.missing_extension()
         if decision == "direct":
             return await self.inner.call(request, ctx, emit)
-        task_channel = await self._channel_if_legacy(ctx, input_capabilities(request))
+        task_channel = await self._channel_if_legacy(ctx, tr.input_capabilities(request))
         assert task_channel is not None
         return await self._create(task_channel, request, ctx)
 
@@ -256,7 +237,7 @@ class TasksUpstream(Upstream):
         if known is not None and (not for_call or not tx.upstream_supports_tasks(known)):
             return ServerView(known)
         if caps is None:
-            caps = input_capabilities(request) if request is not None else {}
+            caps = tr.input_capabilities(request) if request is not None else {}
         return await self._channel_if_legacy(ctx, caps)
 
     async def _pool_caps(self, ctx: CallContext, request: Message | None, modern: bool) -> dict[str, Any] | None:
@@ -349,28 +330,17 @@ class TasksUpstream(Upstream):
         try:
             while time.monotonic() < deadline and channel.state == "ready":
                 resp = await channel.request("tasks/result", {"taskId": upstream_id}, max(1.0, deadline - time.monotonic()))
-                err = resp.get("error") if isinstance(resp.get("error"), dict) else None
-                if err is not None and channel.state == "ready" and str(err.get("message", "")).startswith(TRANSPORT_FAILURES):
-                    # The stream failed, not the task (the session is still up): ask again shortly.
+                if tr.stream_broke(resp, channel.state == "ready"):
                     await asyncio.sleep(0.5)
                     continue
-                info: Message = {}
-                if isinstance(resp.get("result"), dict) and not isinstance(resp["result"].get("content"), list):
-                    # No payload (a crashed or failed task): its statusMessage explains why.
-                    info = await channel.request("tasks/get", {"taskId": upstream_id})
+                info = await channel.request("tasks/get", {"taskId": upstream_id}) if tr.needs_status(resp) else {}
                 record = self.store.get(bridge_id)
                 if record is None:
                     return
-                tx.merge(record, info.get("result"), self.now_ms())
-                if err is not None and err.get("code") == jsonrpc.INVALID_PARAMS:
-                    tk.lost(record, "the upstream no longer knows the task", self.now_ms())
-                elif err is not None and channel.state != "ready":
-                    tk.lost(record, str(err.get("message")), self.now_ms())
-                else:
-                    tx.settle(record, resp, self.now_ms())
+                tr.finish(record, resp, info.get("result"), channel.state == "ready", self.now_ms())
                 self._save(record)
                 return
-            self._lose(bridge_id, "no result in time" if channel.state == "ready" else "the upstream session ended")
+            self._lose(bridge_id, tr.pump_ended(channel.state == "ready"))
         except (UpstreamError, OSError) as exc:
             self._lose(bridge_id, str(exc))
         except Exception as exc:  # noqa: BLE001 - a pump must never leave its task hanging
@@ -398,28 +368,19 @@ class TasksUpstream(Upstream):
 
     async def on_input(self, channel: TaskChannel, msg: Message) -> None:
         related = tk.related_task_of(msg)
-        record = self._record_for(channel, related) if related is not None else self._sole_live_task(channel)
-        if record is None or record.terminal:
-            for reply in tx.refusals(_scratch(msg)):
-                await channel.send(reply)
-            return
-        try:
-            tx.add_input(record, msg, self.now_ms())
-        except FrameError:
-            for reply in tx.refusals(_scratch(msg)):
-                await channel.send(reply)
-            return
-        self._save(record)
+        record = self._record_for(channel, related) if related is not None else tr.sole_live_task(self._live_tasks(channel))
+        refusals = tr.take_input(record, msg, self.now_ms())
+        for reply in refusals:
+            await channel.send(reply)
+        if not refusals:
+            assert record is not None
+            self._save(record)
 
-    def _sole_live_task(self, channel: TaskChannel) -> tk.TaskRecord | None:
-        """A server request without the related-task ``_meta`` (2025 tasks.mdx §Associating Task-Related
-        Messages says it MUST carry it; e.g. server-everything's research task omits it) is attributed only
-        when unambiguous: the one task of this session waiting for input, else its only live task."""
-        live = [r for (key, _up), bid in self.by_upstream.items() if key == channel.key
+    def _live_tasks(self, channel: TaskChannel) -> list[tk.TaskRecord]:
+        """This session's unfinished tasks (``tr.sole_live_task`` picks the one a server request belongs to; e.g.
+        server-everything's research task omits the related-task ``_meta``)."""
+        return [r for (key, _up), bid in self.by_upstream.items() if key == channel.key
                 for r in [self.store.get(bid)] if r is not None and not r.terminal]
-        waiting = [r for r in live if r.status == "input_required"]
-        candidates = waiting or live
-        return candidates[0] if len(candidates) == 1 else None
 
     def on_status(self, channel: TaskChannel, params: Any) -> None:
         record = self._record_for(channel, params.get("taskId") if isinstance(params, dict) else None)
@@ -458,10 +419,8 @@ class TasksUpstream(Upstream):
                     # The session is going away: answer what the bridge knows (its loss marks the task).
                     return jsonrpc.result_response(request["id"], tx.get_result(self._owned(ctx, task_id)))
                 record = self._owned(ctx, task_id)
-                changed = tx.merge(record, upstream, self.now_ms())
-                if payload is not None and not record.terminal:
-                    tx.settle(record, payload, self.now_ms())
-                    changed = True
+                changed, settled = tr.polled(record, upstream, payload, self.now_ms())
+                if settled:
                     pump = self.pumps.pop(record.bridge_id, None)
                     if pump is not None:
                         pump.cancel()
@@ -482,9 +441,8 @@ class TasksUpstream(Upstream):
             except UpstreamError:
                 resp = {}  # cancellation is cooperative (ext §Task Cancellation): the ack stands
             record = self._owned(ctx, task_id)
-            if isinstance(resp.get("result"), dict):
-                tx.merge(record, resp["result"], self.now_ms())
-                replies = tx.refusals(record) if record.status == "cancelled" else []
+            replies = tr.cancelled(record, resp.get("result"), self.now_ms())
+            if replies is not None:
                 self._save(record)
                 for reply in replies:
                     await channel.send(reply)
@@ -534,14 +492,6 @@ class TasksUpstream(Upstream):
                     group.discard(queue)
                     if not group:
                         self.watchers.pop(task_id, None)
-
-
-def _scratch(msg: Message) -> tk.TaskRecord:
-    """A throwaway record holding one server request, to answer it with the standard refusal."""
-    record = tk.TaskRecord(bridge_id="", upstream_id=None, principal=None, client_era=eras.MODERN, upstream_era=eras.LEGACY,
-                           status="cancelled", created_ms=0, updated_ms=0)
-    record.inputs["x"] = tk.InputEntry("x", str(msg.get("method")), {}, peer_id=msg.get("id"))
-    return record
 
 
 def legacy_transports(upstream: Upstream) -> Callable[[], TransportFactory | None]:

@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import UpstreamError
-from mcp_eras.bridge.translate import eras, jsonrpc
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, Message, RequestId
+from mcp_eras.bridge.translate import jsonrpc
+from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as handshake
-from mcp_eras.bridge.translate.legacy_server import tasks as tx
+from mcp_eras.bridge.translate.legacy_server import task_routing as tr
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 
 log = logging.getLogger("mcp_bridge.tasks")
@@ -78,8 +78,8 @@ class TaskChannel:
             await self.transport.open()
             self.state = "opening"
             settings = self.owner.settings
-            resp = await self.request("initialize", {"protocolVersion": eras.LEGACY, "capabilities": self.caps,
-                                                     "clientInfo": settings.bridge_info()}, settings.connect_timeout * 3)
+            resp = await self.request("initialize", tr.session_initialize(self.caps, settings.bridge_info()),
+                                      settings.connect_timeout * 3)
             accepted = handshake.accepted_initialize(resp.get("result"))
             if accepted is None:
                 raise UpstreamError(f"task session did not initialize: {resp.get('error') or resp.get('result')}")
@@ -101,8 +101,8 @@ class TaskChannel:
         except TimeoutError:
             self.transport.abandon(rid)
             with contextlib.suppress(UpstreamError):
-                await self.transport.send(jsonrpc.notification("notifications/cancelled", {"requestId": rid, "reason": "timeout"}))
-            return jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream did not answer {method} in time")
+                await self.transport.send(tr.cancel_notice(rid))
+            return tr.no_answer(rid, method)
         except asyncio.CancelledError:
             self.transport.abandon(rid)
             raise
@@ -121,35 +121,29 @@ class TaskChannel:
     async def _list_tools(self) -> dict[str, str]:
         out: dict[str, str] = {}
         cursor: Any = None
-        for _page in range(100):
-            resp = await self.request("tools/list", {"cursor": cursor} if cursor else {})
-            result = resp.get("result") if isinstance(resp.get("result"), dict) else {}
-            for tool in result.get("tools") or []:
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    out[tool["name"]] = tx.tool_task_support(tool)
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str):
+        for _page in range(tr.MAX_TOOL_PAGES):
+            support, cursor = tr.tools_page(await self.request("tools/list", {"cursor": cursor} if cursor else {}))
+            out.update(support)
+            if cursor is None:
                 break
         return out
 
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
-        if jsonrpc.is_response(msg):
-            fut = self._pending.get(msg.get("id")) if isinstance(msg.get("id"), int) else None
+        kind = tr.inbound(msg)
+        if kind == "response":
+            rid = tr.own_request_id(msg)
+            fut = self._pending.get(rid) if rid is not None else None
             if fut is not None and not fut.done():
                 fut.set_result(msg)
-            return
-        method = msg.get("method")
-        if jsonrpc.is_request(msg):
-            if method == "ping":
-                await self.transport.send(jsonrpc.result_response(msg["id"], {}))
-            elif method in eras.INPUT_REQUEST_METHODS:
-                await self.owner.on_input(self, msg)
-            else:
-                await self.transport.send(jsonrpc.error_response(msg["id"], METHOD_NOT_FOUND, f"Method not found: {method}"))
-            return
-        if method == "notifications/tasks/status":
+        elif kind == "ping":
+            await self.transport.send(jsonrpc.result_response(msg["id"], {}))
+        elif kind == "input":
+            await self.owner.on_input(self, msg)
+        elif kind == "unknown":
+            await self.transport.send(tr.method_not_found(msg))
+        elif kind == "status":
             self.owner.on_status(self, msg.get("params"))
-        elif method == "notifications/tools/list_changed":
+        elif kind == "tools_changed":
             self.tools = None
 
     async def _on_lost(self, why: str) -> None:
@@ -161,7 +155,7 @@ class TaskChannel:
         self._closing = asyncio.get_running_loop().create_task(self.transport.close())
         for rid, fut in list(self._pending.items()):
             if not fut.done():
-                fut.set_result(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Upstream failed: {why}", {"lost": True}))
+                fut.set_result(tr.session_lost(rid, why))
         self.owner.on_channel_lost(self, why)
 
     async def close(self) -> None:

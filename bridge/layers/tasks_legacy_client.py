@@ -26,13 +26,10 @@ from mcp_eras.bridge.core import CallContext, Emit
 from mcp_eras.bridge.layers.tasks_room import TaskRoom
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
-from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, FrameError, Message
+from mcp_eras.bridge.translate.jsonrpc import METHOD_NOT_FOUND, Message
 from mcp_eras.bridge.translate.legacy_client import tasks as tb
 
 Serve = Callable[[Message, CallContext, Emit], Awaitable[Message]]
-
-MAX_POLL_S = 2.0
-"""Cap on the wait between two upstream ``tasks/get`` while a ``tasks/result`` blocks."""
 
 
 class ClientTasksOwner(Protocol):
@@ -56,11 +53,7 @@ class LegacyClientTasks:
         self.upstream_tasks: bool | None = None
 
     def wants(self, request: Message, ctx: CallContext) -> bool:
-        if ctx.client_era != eras.LEGACY:
-            return False
-        method = request.get("method")
-        return method in tk.TASK_METHODS_2025 or method == "tools/list" or (
-            method == "tools/call" and tb.task_request(request) is not None)
+        return tb.served_here(request, ctx.client_era)
 
     async def supported(self, ctx: CallContext) -> bool:
         if self.upstream_tasks is None:
@@ -72,26 +65,27 @@ class LegacyClientTasks:
         method = request["method"]
         rid = request["id"]
         supported = await self.supported(ctx)
-        if method == "tools/list":
+        route = tb.route(method, supported)
+        if route == "tools":
             resp = await self.serve(request, ctx, emit)
             if supported and isinstance(resp.get("result"), dict):
                 resp = {**resp, "result": tb.tools_with_task_support(resp["result"])}
             return resp
-        if method == "tools/call":
-            if not supported:  # 2025 §Task Support and Handling: processed normally
-                return await self.serve(tb.without_task_request(request), ctx, emit)
+        if route == "plain":
+            return await self.serve(tb.without_task_request(request), ctx, emit)
+        if route == "create":
             return await self._create(request, ctx, emit)
-        if not supported:
+        if route == "not_found":
             return jsonrpc.error_response(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        if method == "tasks/list":
+        if route == "list":
             records = [r for r in self.owner.store.owned_by(ctx.principal) if r.client_era == eras.LEGACY]
             return jsonrpc.result_response(rid, {**tb.list_result(records, params.get("cursor")), "resultType": "complete"})
         record = self._owned(ctx, tk.task_id_param(params))
-        if method == "tasks/get":
+        if route == "get":
             record = await self._refresh(request, record, ctx, emit)
             return jsonrpc.result_response(rid, {**tb.legacy_task(record), "resultType": "complete"})
-        if method == "tasks/cancel":
+        if route == "cancel":
             tb.check_cancellable(record)
             if record.upstream_id is not None:
                 await self.serve(tb.upstream_request(request, "tasks/cancel", {"taskId": record.upstream_id}), ctx, emit)
@@ -112,11 +106,10 @@ class LegacyClientTasks:
         with self.owner.room.admitted(ctx.principal):  # (a task counts as unfinished until a poll sees it end)
             resp = await self.serve(tb.modern_call(request), ctx, emit)
             result = resp.get("result")
-            if not isinstance(result, dict) or result.get("resultType") == "input_required":
-                return resp  # an error, or an MRTR round before the task exists (the front drives it)
-            ttl = ask.get("ttl") if isinstance(ask.get("ttl"), int) else None
+            if not tb.creates_task(result):
+                return resp
             record = tb.new_record(result, bridge_id=self.owner.mint(), principal=ctx.principal, session=None,
-                                   now_ms=self.owner.now_ms(), requested_ttl=ttl)
+                                   now_ms=self.owner.now_ms(), requested_ttl=tb.requested_ttl(ask))
             self.owner.store.put(record)
         return jsonrpc.result_response(request["id"], {**tb.create_result(record), "resultType": "complete"})
 
@@ -126,13 +119,7 @@ class LegacyClientTasks:
             return record
         resp = await self.serve(tb.upstream_request(request, "tasks/get", {"taskId": record.upstream_id}), ctx, emit)
         record = self._owned(ctx, record.bridge_id)
-        err = resp.get("error")
-        if isinstance(err, dict) and err.get("code") == jsonrpc.INVALID_PARAMS:
-            tk.lost(record, "the upstream no longer knows the task", self.owner.now_ms())
-            changed = True
-        else:
-            changed = tb.merge(record, resp.get("result"), self.owner.now_ms())
-        if changed:
+        if tb.refreshed(record, resp, self.owner.now_ms()):
             self.owner.store.put(record)
             await emit(tb.status_notification(record))
         return record
@@ -147,7 +134,7 @@ class LegacyClientTasks:
             self.owner.store.put(record)
             resp = await self.serve(tb.upstream_request(request, "tasks/update", tb.update_params(record, answers)), ctx, emit)
             if "error" in resp:
-                return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream refused the task's input", resp["error"])
+                return tb.input_refused(rid, resp["error"])
         deadline = time.monotonic() + self.owner.settings.request_timeout
         while True:
             record = await self._refresh(request, self._owned(ctx, record.bridge_id), ctx, emit)
@@ -160,9 +147,8 @@ class LegacyClientTasks:
                 return jsonrpc.result_response(rid, round_)
             left = deadline - time.monotonic()
             if left <= 0:
-                raise FrameError(INTERNAL_ERROR, "The task did not finish within the request timeout; call tasks/result again",
-                                 {"taskId": record.bridge_id, "status": tb.legacy_status(record)})
-            await asyncio.sleep(min(value / 1000, MAX_POLL_S, left))
+                raise tb.result_timeout(record)
+            await asyncio.sleep(tb.poll_wait_s(value, left))
 
 
 __all__ = ["LegacyClientTasks"]

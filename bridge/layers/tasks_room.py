@@ -22,10 +22,8 @@ log = logging.getLogger("mcp_bridge.tasks")
 
 
 def limits_of(settings: Settings) -> tl.TaskLimits:
-    return tl.TaskLimits(per_principal=settings.tasks_per_principal, records_per_principal=4 * settings.tasks_per_principal,
-                         total=settings.tasks_max, sessions=settings.task_sessions_max,
-                         sessions_per_principal=settings.task_sessions_per_principal,
-                         idle_ms=int(settings.pool_idle_timeout * 1000))
+    return tl.limits_for(settings.tasks_per_principal, settings.tasks_max, settings.task_sessions_max,
+                         settings.task_sessions_per_principal, settings.pool_idle_timeout)
 
 
 class RoomOwner(Protocol):
@@ -99,14 +97,9 @@ class TaskRoom:
 
     def _infos(self) -> list[tl.SessionInfo]:
         owner = self.owner
-        out = []
-        for key, channel in owner.channels.items():
-            if channel.state in ("lost", "closed"):
-                out.append(tl.SessionInfo(key, key[0], busy=False, last_used_ms=0))
-                continue
-            live = any(not r.terminal and r.session == key[1] for r in owner.store.owned_by(key[0]))
-            out.append(tl.SessionInfo(key, key[0], busy=live or channel.in_flight() > 0, last_used_ms=channel.last_used_ms))
-        return out
+        return [tl.session_info(key, key[0], over, () if over else owner.store.owned_by(key[0]), key[1], channel.in_flight(),
+                                channel.last_used_ms)
+                for key, channel in owner.channels.items() for over in [channel.state in ("lost", "closed")]]
 
     async def make_room(self, principal: str | None) -> None:
         """Before a new task session of ``principal`` opens: idle sessions closed for it, or the named limit error."""
@@ -136,7 +129,7 @@ class TaskRoom:
             await self._close(key, "idle")
 
     async def _reap_forever(self) -> None:
-        period = max(1.0, min(60.0, self.limits.idle_ms / 4000))
+        period = tl.reap_period_s(self.limits)
         while True:
             await asyncio.sleep(period)
             try:

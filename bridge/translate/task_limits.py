@@ -154,3 +154,26 @@ def make_room(sessions: list[SessionInfo], principal: str | None, limits: TaskLi
 def idle_sessions(sessions: Iterable[SessionInfo], limits: TaskLimits, now_ms: int) -> list[Hashable]:
     """Sessions to close because nothing used them for ``idle_ms``."""
     return [s.key for s in sessions if not s.busy and now_ms - s.last_used_ms >= limits.idle_ms]
+
+
+def session_info(key: Hashable, principal: str | None, over: bool, records: Iterable[TaskRecord], session: str,
+                 in_flight: int, last_used_ms: int) -> SessionInfo:
+    """One task session as the caps see it: a session that is ``over`` (lost or closed) is free to drop at once;
+    another is busy while one of its principal's ``records`` on it is unfinished or a request is in flight."""
+    if over:
+        return SessionInfo(key, principal, busy=False, last_used_ms=0)
+    live = any(not r.terminal and r.session == session for r in records)
+    return SessionInfo(key, principal, busy=live or in_flight > 0, last_used_ms=last_used_ms)
+
+
+def reap_period_s(limits: TaskLimits) -> float:
+    """How often idle task sessions are looked for: a quarter of the idle timeout, between 1 s and 60 s."""
+    return max(1.0, min(60.0, limits.idle_ms / 4000))
+
+
+def limits_for(tasks_per_principal: int, tasks_max: int, sessions: int, sessions_per_principal: int,
+               idle_s: float) -> TaskLimits:
+    """The caps from the bridge's settings: a principal keeps up to four records per unfinished task it may have
+    (its finished ones stay readable for a while), task sessions idle as long as pooled sessions."""
+    return TaskLimits(per_principal=tasks_per_principal, records_per_principal=4 * tasks_per_principal, total=tasks_max,
+                      sessions=sessions, sessions_per_principal=sessions_per_principal, idle_ms=int(idle_s * 1000))

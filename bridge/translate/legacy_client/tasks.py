@@ -39,17 +39,19 @@ import base64
 import copy
 from typing import Any
 
-from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.eras import META_RELATED_TASK
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameError, Message
 from mcp_eras.bridge.translate.tasks import (
     EXTENSION,
     STATUSES,
+    TASK_METHODS_2025,
     InputEntry,
     TaskRecord,
     advertises_extension,
     apply_timing,
     iso,
+    lost,
     with_extension,
 )
 
@@ -312,3 +314,70 @@ def take_answers(record: TaskRecord, input_responses: Any) -> dict[str, Any]:
             entry.answered = True
             out[key] = value
     return out
+
+
+# --- the layer's decisions ---------------------------------------------------------------------------------
+
+MAX_POLL_S = 2.0
+"""Cap on the wait between two upstream ``tasks/get`` while a ``tasks/result`` blocks."""
+
+
+def served_here(request: Message, client_era: str) -> bool:
+    """Whether the 2025 clients' task layer takes a request: a 2025 client's task method, its ``tools/list`` (to
+    mark task support) or its ``tools/call`` that asked for a task (``params.task``)."""
+    if client_era != eras.LEGACY:
+        return False
+    method = request.get("method")
+    return method in TASK_METHODS_2025 or method == "tools/list" or (method == "tools/call" and task_request(request) is not None)
+
+
+def route(method: Any, supported: bool) -> str:
+    """What the layer does with a request it takes, the server's support of the extension known: ``tools`` (list,
+    marked when ``supported``), ``plain`` (a task-augmented call to a server without tasks is processed normally:
+    2025 §Task Support and Handling), ``create``, ``not_found`` (a task method without the extension), or the task
+    method's own name: ``list``, ``get``, ``cancel``, ``result``."""
+    if method == "tools/list":
+        return "tools"
+    if method == "tools/call":
+        return "create" if supported else "plain"
+    if not supported:
+        return "not_found"
+    return str(method).removeprefix("tasks/")
+
+
+def requested_ttl(task_request_params: dict[str, Any]) -> int | None:
+    """The ``ttl`` a 2025 client asked for in ``params.task`` (2025 §Creating Tasks), when it is an integer."""
+    ttl = task_request_params.get("ttl")
+    return ttl if isinstance(ttl, int) else None
+
+
+def creates_task(result: Any) -> bool:
+    """Whether the server's answer to a task-augmented call created something to record: any result but an
+    ``input_required`` round (before the task exists; the front drives it) or an error."""
+    return isinstance(result, dict) and result.get("resultType") != "input_required"
+
+
+def refreshed(record: TaskRecord, response: Message, now_ms: int) -> bool:
+    """A 2026 ``tasks/get`` answer applied to the record; whether the client can see a change. An invalid-params
+    error means the server no longer knows the task: it is lost."""
+    err = response.get("error")
+    if isinstance(err, dict) and err.get("code") == INVALID_PARAMS:
+        lost(record, "the upstream no longer knows the task", now_ms)
+        return True
+    return merge(record, response.get("result"), now_ms)
+
+
+def input_refused(rid: Any, error: Any) -> Message:
+    """The answer when the server refused what ``tasks/result`` forwarded with ``tasks/update``."""
+    return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream refused the task's input", error)
+
+
+def poll_wait_s(poll_ms: int, left_s: float) -> float:
+    """The wait before the next poll: the server's interval, at most ``MAX_POLL_S`` and what the request has left."""
+    return min(poll_ms / 1000, MAX_POLL_S, left_s)
+
+
+def result_timeout(record: TaskRecord) -> FrameError:
+    """A ``tasks/result`` that outlived its request's timeout: the client asks again (2025 §Result Retrieval)."""
+    return FrameError(INTERNAL_ERROR, "The task did not finish within the request timeout; call tasks/result again",
+                      {"taskId": record.bridge_id, "status": legacy_status(record)})
