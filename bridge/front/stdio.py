@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Upstream
+from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.fronts import Cancel, Deliver, Reply, Run, Skip, StdioFront, modern_stdio_frame
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
@@ -101,7 +101,11 @@ async def serve_stdio(
 
     handler: FrameHandler | None = None
     front = StdioFront(settings.front_era, legacy_factory is not None, settings.max_line_bytes)
-    await upstream.start()
+    try:
+        await upstream.start()
+    except UpstreamError as exc:
+        # The client is waiting for answers: it gets one per request (each retries the upstream) instead of a closed pipe.
+        log.error("upstream not reachable: %s (each request tries again)", exc)
     try:
         while True:
             try:

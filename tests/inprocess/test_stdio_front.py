@@ -91,3 +91,20 @@ async def test_cancel_stops_the_call_and_nothing_more_is_sent_for_it() -> None:
     reader.feed_data(call(3))
     assert (await out.next())["id"] == 3  # the next frame answers the next request, not "h"
     await finish(reader, task, upstream)
+
+
+async def test_an_unreachable_upstream_answers_each_request_instead_of_closing_the_pipe() -> None:
+    """A client waiting on its first answer gets one (issue #35: the stdio front never exits with a request unanswered):
+    the upstream's start fails, each request tries it again and is answered with the error."""
+    from mcp_eras.bridge.upstream.factory import AutoUpstream, Target
+
+    upstream = AutoUpstream(Target(url="http://127.0.0.1:9/mcp"), Settings(connect_timeout=2.0, probe_timeout=2.0))
+    reader, out = asyncio.StreamReader(), Out()
+    task = asyncio.ensure_future(serve_stdio(upstream, Settings(), None, reader, out))
+    for rid in (1, 2):
+        reader.feed_data(call(rid))
+        answer = await out.next()
+        assert answer["id"] == rid and answer["error"]["code"] == -32603 and "127.0.0.1:9" in answer["error"]["message"]
+        spec.modern("JSONRPCErrorResponse", answer)
+    reader.feed_eof()
+    await asyncio.wait_for(task, 10)
