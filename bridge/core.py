@@ -57,6 +57,14 @@ class CallContext:
     identity: dict[str, Any] | None = None
     """The 2026 ``_meta`` identity (clientInfo, clientCapabilities) the caller's requests will carry, when it is known
     before its first request (a 2025 client's ``initialize``): a cold upstream opens its first session for it."""
+    subject: str | None = None
+    """When the front is an OAuth resource server: the validated token's issuer and subject (``iss`` + ``sub``), the
+    caller's identity for sessions, policy and rate limits. None on a front that checks no token."""
+    scopes: frozenset[str] = frozenset()
+    """The scopes granted to the validated token (empty when the front checks no token)."""
+    subject_token: str | None = field(default=None, repr=False)
+    """The validated access token itself, only for an RFC 8693 token exchange at the upstream's authorization server.
+    Never sent to an upstream (2026-07-28 basic/authorization "Token Passthrough"), never logged."""
 
     def identity_request(self) -> dict[str, Any] | None:
         """``identity`` as a request carrying it (what upstream session pools key on), or None."""
