@@ -1,0 +1,1 @@
+"""The protected gateway's decisions (issue 34) as pure code: no I/O, no clock."""
