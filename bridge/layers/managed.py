@@ -28,6 +28,7 @@ from mcp_eras.bridge.fleet.history import EraHistory
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.layers.tasks import with_tasks
 from mcp_eras.bridge.translate import eras, jsonrpc
+from mcp_eras.bridge.translate import generations as gen
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.outcomes import era_typical_failure, server_state, trace_id, with_trace_meta
 from mcp_eras.bridge.translate.outcomes import result_kind as outcome_of
@@ -36,7 +37,6 @@ from mcp_eras.bridge.upstream.modern import ModernStdioUpstream
 
 log = logging.getLogger("mcp_bridge.fleet")
 
-REPROBE_MIN_INTERVAL = 5.0
 
 Prober = Callable[..., Any]
 """``probe``'s signature: (target, settings, keep_child=False, confirm=True) -> ProbeResult."""
@@ -246,25 +246,22 @@ class ManagedUpstream(Upstream):
             upstream = await self._ready(slot)
         except (UpstreamError, OSError):
             return None
-        if upstream.era != eras.LEGACY:
-            return None
-        transport = slot.probe.transport if slot.probe is not None else slot.target.transport
-        return slot.target.url if transport in ("streamable-http", "auto") else None
+        return gen.passthrough_url(slot.target.url, upstream.era, slot.probe.transport if slot.probe is not None else None,
+                                   slot.target.transport)
 
     # --- era cache ----------------------------------------------------------------------------------
 
     def _maybe_expire(self, slot: Slot) -> None:
-        if slot.probe is not None and time.monotonic() - slot.probed_at > slot.settings.era_cache_ttl:
+        if gen.era_stale(slot.probe is not None, slot.probed_at, time.monotonic(), slot.settings.era_cache_ttl):
             self._maybe_reprobe(force=True)
 
     def _maybe_reprobe(self, force: bool = False) -> None:
         slot = self.slot
-        if self._closed or slot.settings.upstream_era != "auto" or slot.upstream is None:
-            return
-        if self._reprobe_task is not None and not self._reprobe_task.done():
+        running = self._reprobe_task is not None and not self._reprobe_task.done()
+        if not gen.may_reprobe(slot.settings.upstream_era == "auto", slot.upstream is not None, self._closed, running):
             return
         now = time.monotonic()
-        if not force and now - self._last_reprobe < REPROBE_MIN_INTERVAL:
+        if not gen.reprobe_due(force, now, self._last_reprobe):
             return
         self._last_reprobe = now
         self._reprobe_task = asyncio.create_task(self._reprobe(slot))
@@ -281,8 +278,8 @@ class ManagedUpstream(Upstream):
             return
         slot.probed_at = time.monotonic()
         current = slot.upstream.era if slot.upstream is not None else None
-        transport_changed = bool(slot.target.url and slot.probe and result.transport != slot.probe.transport)
-        if result.era != current or transport_changed:
+        transports = (slot.probe.transport, result.transport) if slot.target.url and slot.probe else None
+        if gen.verdict_changed(current, result.era, transports):
             log.warning("server %s changed era: %s -> %s", self.name, current, result.era,
                         extra={"event": "era_changed", "server": self.name, "old": current, "new": result.era})
             self.replace(slot.target, slot.settings, reason="era")
@@ -339,7 +336,7 @@ class ManagedUpstream(Upstream):
         for s in (self.slot, *self.draining):
             if s.upstream is not None:
                 with contextlib.suppress(Exception):
-                    total += int(_inner_status(s.upstream).get("parked", 0) or 0)
+                    total += gen.parked_of(_inner_status(s.upstream))
         return total
 
     def status(self) -> dict[str, Any]:
@@ -371,10 +368,7 @@ class ManagedUpstream(Upstream):
         up = self.slot.upstream
         if up is None:
             return []
-        status = _inner_status(up)
-        pids = [t.get("pid") for t in status.get("transports", []) if isinstance(t, dict)]
-        pids.append(status.get("pid"))
-        return [p for p in pids if isinstance(p, int)]
+        return gen.pids_of(_inner_status(up))
 
 
 def _restrict_env(up: Upstream, target: Target) -> None:
@@ -394,6 +388,4 @@ def _inner_status(up: Upstream) -> dict[str, Any]:
 def _restarts(up: Upstream | None) -> int:
     if up is None:
         return 0
-    status = _inner_status(up)
-    value = status.get("restarts", 0)
-    return int(value) if isinstance(value, (int, float)) else 0
+    return gen.restarts_of(_inner_status(up))

@@ -291,12 +291,12 @@ class TasksUpstream(Upstream):
         factory = self.transports()
         if factory is None:
             return None
-        key: ChannelKey = (ctx.principal, jsonrpc.dumps(caps).decode())
+        key: ChannelKey = tr.session_key(ctx.principal, caps)
         channel = self.channels.get(key)
-        if channel is None or channel.state in ("lost", "closed"):
+        if channel is None or tr.session_over(channel.state):
             async with self.channel_lock:
                 channel = self.channels.get(key)
-                if channel is None or channel.state in ("lost", "closed"):
+                if channel is None or tr.session_over(channel.state):
                     if channel is None:
                         await self.room.make_room(ctx.principal)
                     else:

@@ -147,7 +147,7 @@ class TaskChannel:
             self.tools = None
 
     async def _on_lost(self, why: str) -> None:
-        if self.state in ("lost", "closed"):
+        if tr.session_over(self.state):
             return
         self.state = "lost"
         # This session is over: stop its transport (a stdio supervisor would respawn an orphan child);

@@ -17,6 +17,7 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.layers.tasks_channel import ChannelKey, TaskChannel
 from mcp_eras.bridge.translate import task_limits as tl
 from mcp_eras.bridge.translate import tasks as tk
+from mcp_eras.bridge.translate.legacy_server import task_routing as tr
 
 log = logging.getLogger("mcp_bridge.tasks")
 
@@ -99,7 +100,7 @@ class TaskRoom:
         owner = self.owner
         return [tl.session_info(key, key[0], over, () if over else owner.store.owned_by(key[0]), key[1], channel.in_flight(),
                                 channel.last_used_ms)
-                for key, channel in owner.channels.items() for over in [channel.state in ("lost", "closed")]]
+                for key, channel in owner.channels.items() for over in [tr.session_over(channel.state)]]
 
     async def make_room(self, principal: str | None) -> None:
         """Before a new task session of ``principal`` opens: idle sessions closed for it, or the named limit error."""

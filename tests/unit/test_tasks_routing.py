@@ -287,3 +287,13 @@ def test_the_caps_from_the_settings_and_the_reapers_period() -> None:
     assert tl.reap_period_s(limits) == 60.0
     assert tl.reap_period_s(tl.limits_for(1, 1, 1, 1, 60.0)) == 15.0
     assert tl.reap_period_s(tl.limits_for(1, 1, 1, 1, 1.0)) == 1.0
+
+
+def test_one_task_session_per_principal_and_input_capabilities() -> None:
+    caps = r.input_capabilities(request("tools/call"))
+    assert r.session_key("alice", caps) == r.session_key("alice", dict(caps))
+    assert r.session_key("alice", caps) != r.session_key("bob", caps)
+    assert r.session_key("alice", caps) != r.session_key("alice", {"elicitation": {}})
+    assert r.session_key(None, {}) == (None, "{}")
+    assert r.session_over("lost") and r.session_over("closed")
+    assert not r.session_over("ready") and not r.session_over("new") and not r.session_over("opening")

@@ -74,6 +74,20 @@ def input_capabilities(request: Message) -> dict[str, Any]:
 
 # --- the task session -----------------------------------------------------------------------------------
 
+SESSION_OVER = frozenset({"lost", "closed"})
+"""States of a task session that no request may use again (the next use opens a new one)."""
+
+
+def session_key(principal: str | None, caps: dict[str, Any]) -> tuple[str | None, str]:
+    """Which task session a caller's task runs on: one per principal and declared input capabilities (2025 tasks
+    are bound to the session that created them, and a task may only ask what its client can answer)."""
+    return principal, jsonrpc.dumps(caps).decode()
+
+
+def session_over(state: str) -> bool:
+    return state in SESSION_OVER
+
+
 
 def session_initialize(caps: dict[str, Any], client_info: dict[str, Any]) -> dict[str, Any]:
     """The ``initialize`` params of a task session (2025-11-25 basic/lifecycle.mdx §Initialization)."""
