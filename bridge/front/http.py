@@ -38,6 +38,7 @@ from mcp_eras.bridge.translate.fronts import (
     method_refusal,
     modern_post,
 )
+from mcp_eras.bridge.translate.gateway.ratelimit import retry_after_header
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
@@ -263,7 +264,7 @@ class HttpFront:
             return Response(status_code=499)
         kind, payload = head
         if kind == "done":
-            return json_message(payload, errors.modern_http_status(payload))
+            return json_message(payload, errors.modern_http_status(payload), retry_after_header(payload))
         if not later:
             later.append(asyncio.Queue())
         return SSEResponse(self._stream(payload, later[0], task), media_type="text/event-stream", headers=SSE_HEADERS)
@@ -317,7 +318,7 @@ class HttpFront:
         if msg["method"] == "tools/list":
             self._learn_param_schemas(response)
         if not notes:
-            return json_message(response, errors.modern_http_status(response))
+            return json_message(response, errors.modern_http_status(response), retry_after_header(response))
         return SSEResponse(_replay([*notes, response]), media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _stream(self, first: Message, queue: asyncio.Queue[tuple[str, Message]], task: asyncio.Task[None]) -> AsyncIterator[bytes]:

@@ -51,6 +51,8 @@ LIMIT_REACHED = -32000
 implementations already use, which is where this one stays (2025 peers see it as an implementation-defined error)."""
 LIMIT_REACHED_STATUS = 503
 """HTTP status of a limit error on the 2026 front (RFC 9110 §15.6.4 Service Unavailable)."""
+RATE_LIMITED_STATUS = 429
+"""HTTP status of a rate-limit error (``data.limit`` "rate") on the 2026 front: RFC 6585 §4 Too Many Requests."""
 
 MODERN_DEFINED_CODES = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 """The codes 2026-07-28 defines in its reserved sub-range (basic/index.mdx §Error Codes, table)."""
@@ -216,7 +218,7 @@ def modern_http_status(response: dict[str, Any]) -> int:
     if isinstance(err, dict):
         code = err.get("code")
         if code == LIMIT_REACHED and isinstance(err.get("data"), dict) and "limit" in err["data"]:
-            return LIMIT_REACHED_STATUS
+            return RATE_LIMITED_STATUS if err["data"]["limit"] == "rate" else LIMIT_REACHED_STATUS
         if isinstance(code, int):
             return MODERN_ERROR_STATUS.get(code, 200)
     return 200
