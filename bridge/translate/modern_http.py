@@ -28,6 +28,14 @@ TRACE_HEADERS = ("traceparent", "tracestate", "baggage")
 IDENTITY_KEYS = (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO)
 
 
+def forwarded_authorization(authorization: str | None, subject: str | None) -> str | None:
+    """The caller's ``Authorization`` header to send upstream: only in the transparent mode (a front that checks no
+    token, ``subject`` None). When the front is an OAuth resource server the caller's token was issued for the bridge
+    and never goes further (2026-07-28 basic/authorization "Token Passthrough"; RFC 8707 audience binding): the
+    upstream's own credential comes from the server's ``upstream_auth``."""
+    return authorization if subject is None else None
+
+
 def request_headers(wire: Message, static: Mapping[str, str], authorization: str | None, trace: Mapping[str, str] | None,
                     tool_headers: Mapping[str, dict[tuple[str, ...], str]]) -> dict[str, str]:
     """The HTTP header fields of one POST carrying ``wire``: the configured ones, the content negotiation, the

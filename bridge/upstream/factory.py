@@ -21,6 +21,7 @@ from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import probe as era_probe
 from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.modern_http import forwarded_authorization
 from mcp_eras.bridge.translate.modern_upstream import bridge_meta
 from mcp_eras.bridge.translate.probe import classify_discover_answer
 from mcp_eras.bridge.upstream import prespawn
@@ -308,8 +309,9 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
 
     def factory(ctx: CallContext) -> LegacyTransport:
         headers = dict(target.headers)
-        if ctx.authorization:
-            headers["Authorization"] = ctx.authorization
+        caller = forwarded_authorization(ctx.authorization, ctx.subject)  # never the caller's token behind a resource server
+        if caller:
+            headers["Authorization"] = caller
         if target.url:
             assert client is not None
             if kind == "sse":

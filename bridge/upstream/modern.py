@@ -186,7 +186,8 @@ class ModernHttpUpstream(Upstream):
                         timeout: float | None = 300.0) -> Message:
         assert self._client is not None
         wire_id = wire["id"]
-        headers = mh.request_headers(wire, self.static_headers, ctx.authorization, ctx.trace, self._tool_headers)
+        caller = mh.forwarded_authorization(ctx.authorization, ctx.subject)  # never the caller's token behind a resource server
+        headers = mh.request_headers(wire, self.static_headers, caller, ctx.trace, self._tool_headers)
         http_timeout = self._http_timeouts[0 if timeout else 1]
         deadline = Deadline(timeout) if timeout else None  # one timer and a check: no context manager per call
         try:
