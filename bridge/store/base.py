@@ -37,6 +37,15 @@ class StoreError(Exception):
         self.detail = detail
 
 
+class StoreFull(StoreError):
+    """A bounded store holds as much as it may (``limit`` names the cap) and nothing of it can be let go."""
+
+    def __init__(self, store: str, limit: str, cap: int) -> None:
+        super().__init__(store, f"{limit} at the cap ({cap})")
+        self.limit = limit
+        self.cap = cap
+
+
 class Subscription(ABC):
     """Messages published on one channel after ``Store.subscribe`` returned, in order."""
 
@@ -154,6 +163,15 @@ class Store(ABC):
 
     @abstractmethod
     async def subscribe(self, channel: str) -> Subscription: ...
+
+    # --- rate limits ------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def rate_take(self, key: str, cost: float, rate: float, burst: float, *, timeout: float) -> tuple[bool, float]:
+        """Take ``cost`` tokens from the bucket ``key`` (``rate`` a second, at most ``burst``; a new bucket is full):
+        ``(allowed, retry_after seconds)``, decided by ``mcp_eras.bridge.translate.gateway.ratelimit.take`` in one
+        step (no two callers see the same tokens). Answers within ``timeout`` seconds or raises ``StoreError``;
+        ``StoreFull`` when a bounded store has no room for another bucket."""
 
     def describe(self) -> Json:
         return {"store": self.name, "shared": self.shared}

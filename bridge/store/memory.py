@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import itertools
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
-from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, Subscription, newer
+from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, StoreFull, Subscription, newer
+from mcp_eras.bridge.translate.gateway import ratelimit as rl
 
 
 def _wall_ms() -> int:
@@ -42,12 +44,25 @@ class _MemorySubscription(Subscription):
         self.store._subscribers.get(self.channel, set()).discard(self)
 
 
+MAX_BUCKETS = 100_000
+"""Rate-limit buckets one process keeps (one per caller and server)."""
+MAX_BUCKET_BYTES = 16 * 1024 * 1024
+BUCKET_OVERHEAD = 120
+"""Bytes a bucket is counted for besides its key (the tuples and the dict slot, roughly)."""
+EVICTION_LOOKS = 16
+"""Least recently used buckets looked at for an idle one when a new bucket would pass a cap."""
+
+
 class MemoryStore(Store):
     name = "memory"
     shared = False
 
-    def __init__(self, clock: Callable[[], int] = _wall_ms) -> None:
+    def __init__(self, clock: Callable[[], int] = _wall_ms, *, max_buckets: int = MAX_BUCKETS,
+                 max_bucket_bytes: int = MAX_BUCKET_BYTES) -> None:
         self.clock = clock
+        self.max_buckets, self.max_bucket_bytes = max_buckets, max_bucket_bytes
+        self._buckets: OrderedDict[str, tuple[rl.Bucket, float, float]] = OrderedDict()  # key -> (state, rate, burst)
+        self._bucket_bytes = 0
         self._kv: dict[str, tuple[int | None, Any]] = {}  # key -> (expires at ms or None, value)
         self._streams: dict[str, _Stream] = {}
         self._subscribers: dict[str, set[_MemorySubscription]] = {}
@@ -192,3 +207,36 @@ class MemoryStore(Store):
         sub = _MemorySubscription(self, channel)
         self._subscribers.setdefault(channel, set()).add(sub)
         return sub
+
+    # --- rate limits ----------------------------------------------------------------------------------------
+
+    async def rate_take(self, key: str, cost: float, rate: float, burst: float, *, timeout: float) -> tuple[bool, float]:
+        """The bucket in this process. A new bucket past ``max_buckets`` or ``max_bucket_bytes`` first lets go of
+        idle ones (full again: forgetting them changes no answer) among the least recently used; when none is idle
+        the caller gets ``StoreFull`` (a clear refusal rather than a forgotten limit)."""
+        now = self.clock() / 1000
+        held = self._buckets.get(key)
+        if held is None:
+            self._make_room(len(key) + BUCKET_OVERHEAD, now)
+            self._bucket_bytes += len(key) + BUCKET_OVERHEAD
+        else:
+            self._buckets.move_to_end(key)
+        decision = rl.take(None if held is None else held[0], now, cost, rate, burst)
+        self._buckets[key] = (decision.state, rate, burst)
+        return decision.allowed, decision.retry_after
+
+    def _make_room(self, size: int, now: float) -> None:
+        def over() -> bool:
+            return len(self._buckets) + 1 > self.max_buckets or self._bucket_bytes + size > self.max_bucket_bytes
+
+        if not over():
+            return
+        for key in list(itertools.islice(self._buckets, EVICTION_LOOKS)):
+            state, rate, burst = self._buckets[key]
+            if rl.idle(state, now, rate, burst):
+                del self._buckets[key]
+                self._bucket_bytes -= len(key) + BUCKET_OVERHEAD
+                if not over():
+                    return
+        limit = "rate buckets" if len(self._buckets) + 1 > self.max_buckets else "rate bucket bytes"
+        raise StoreFull(self.name, limit, self.max_buckets if limit == "rate buckets" else self.max_bucket_bytes)

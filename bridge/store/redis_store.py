@@ -8,6 +8,7 @@ Keys live under ``<prefix>:`` so several bridge clusters can share one server:
 * ``ev:<sid>``         stream of the session's events, trimmed by count and age; ``evcut:<sid>`` the newest trimmed id;
 * ``cache:<space>:<key>`` JSON with PX = ttlMs;
 * ``inst:<id>``        JSON record with PX = heartbeat TTL, and the set ``instances`` naming them;
+* ``rate:<server>:<principal>`` hash ``tokens``, ``stamp`` (a rate-limit bucket), PX = the time it takes to fill;
 * pub/sub channel ``ch:<channel>``.
 
 Connection loss: each command is retried with exponential backoff (a few short tries), then fails as
@@ -18,6 +19,7 @@ writes are transactions or Lua scripts.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -27,7 +29,7 @@ from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from mcp_eras.bridge.store.base import EVENT_ID, Json, Store, StoreError, Subscription, newer
@@ -78,6 +80,30 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return id
 """
+
+# A rate-limit bucket (``mcp_eras.bridge.translate.gateway.ratelimit.take``, the same steps) in one script, so every
+# replica takes tokens from one bucket atomically, by one clock: the Redis server's TIME. KEYS: the bucket.
+# ARGV: cost, rate (tokens a second), burst. Returns {allowed (1/0), retry_after seconds as text}.
+_RATE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local cost, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens, stamp = tonumber(held[1]), tonumber(held[2])
+if tokens == nil or stamp == nil then tokens, stamp = burst, now end
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+stamp = math.max(stamp, now)
+local allowed, retry = 0, 0
+if tokens >= cost then
+  allowed, tokens = 1, tokens - cost
+else
+  retry = (cost - tokens) / rate
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'stamp', string.format('%.17g', stamp))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return {allowed, string.format('%.17g', retry)}
+"""
+_RATE_SHA = hashlib.sha1(_RATE.encode()).hexdigest()  # noqa: S324 - the script's name in Redis (EVALSHA), not security
 
 
 def _dumps(value: Any) -> bytes:
@@ -278,6 +304,26 @@ class RedisStore(Store):
                 await pipe.execute()
 
         await self._guard(forget())
+
+    # --- rate limits ----------------------------------------------------------------------------------------
+
+    async def rate_take(self, key: str, cost: float, rate: float, burst: float, *, timeout: float) -> tuple[bool, float]:
+        """One EVALSHA of the bucket script (EVAL when the server does not know it: after a restart or SCRIPT FLUSH,
+        which also loads it again); the whole exchange, retries included, within ``timeout``."""
+        keys, args = [self._k("rate", key)], [repr(float(cost)), repr(float(rate)), repr(float(burst))]
+
+        async def run() -> Any:
+            try:
+                return await self.client.evalsha(_RATE_SHA, 1, *keys, *args)
+            except NoScriptError:
+                return await self.client.eval(_RATE, 1, *keys, *args)
+
+        try:
+            async with asyncio.timeout(timeout):
+                allowed, retry = await self._guard(run())
+        except TimeoutError as exc:
+            raise StoreError(self.name, f"no answer within {timeout:g}s") from exc
+        return bool(int(allowed)), float(_text(retry))
 
     # --- pub/sub --------------------------------------------------------------------------------------------
 
