@@ -36,7 +36,6 @@ from mcp_eras.bridge.layers.tasks_room import TaskRoom
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
-from mcp_eras.bridge.translate.legacy_client import tasks as tb
 from mcp_eras.bridge.translate.legacy_server import task_routing as tr
 from mcp_eras.bridge.translate.legacy_server import tasks as tx
 from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
@@ -103,12 +102,7 @@ class TasksUpstream(Upstream):
     async def discover(self, ctx: CallContext) -> Message:
         result = await self.inner.discover(ctx)
         channel = await self._view(ctx, {})
-        if channel is not None:
-            result = tx.advertise(result, channel.server_caps)
-        if ctx.client_era == eras.LEGACY and isinstance(result.get("capabilities"), dict):
-            # The legacy front builds the 2025 InitializeResult from these capabilities (direction B).
-            result = {**result, "capabilities": tb.legacy_capabilities(result["capabilities"], result["capabilities"])}
-        return result
+        return tr.discovered(result, channel.server_caps if channel is not None else None, ctx.client_era)
 
     def call(self, request: Message, ctx: CallContext, emit: Emit) -> Awaitable[Message]:  # type: ignore[override]
         """The chosen path's coroutine itself: another instance's or the 2025 clients' task layer when they may take

@@ -79,12 +79,11 @@ class LegacyClientTasks:
             return jsonrpc.error_response(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
         if route == "list":
-            records = [r for r in self.owner.store.owned_by(ctx.principal) if r.client_era == eras.LEGACY]
-            return jsonrpc.result_response(rid, {**tb.list_result(records, params.get("cursor")), "resultType": "complete"})
+            return tb.list_answer(rid, self.owner.store.owned_by(ctx.principal), params.get("cursor"))
         record = self._owned(ctx, tk.task_id_param(params))
         if route == "get":
             record = await self._refresh(request, record, ctx, emit)
-            return jsonrpc.result_response(rid, {**tb.legacy_task(record), "resultType": "complete"})
+            return tb.answer(rid, tb.legacy_task(record))
         if route == "cancel":
             tb.check_cancellable(record)
             if record.upstream_id is not None:
@@ -92,7 +91,7 @@ class LegacyClientTasks:
             record = self._owned(ctx, record.bridge_id)
             task = tb.cancelled(record, self.owner.now_ms())
             self.owner.store.put(record)
-            return jsonrpc.result_response(rid, {**task, "resultType": "complete"})
+            return tb.answer(rid, task)
         return await self._result(request, record, ctx, emit)
 
     def _owned(self, ctx: CallContext, task_id: str) -> tk.TaskRecord:
@@ -111,7 +110,7 @@ class LegacyClientTasks:
             record = tb.new_record(result, bridge_id=self.owner.mint(), principal=ctx.principal, session=None,
                                    now_ms=self.owner.now_ms(), requested_ttl=tb.requested_ttl(ask))
             self.owner.store.put(record)
-        return jsonrpc.result_response(request["id"], {**tb.create_result(record), "resultType": "complete"})
+        return tb.answer(request["id"], tb.create_result(record))
 
     async def _refresh(self, request: Message, record: tk.TaskRecord, ctx: CallContext, emit: Emit) -> tk.TaskRecord:
         """One upstream ``tasks/get``; a visible change is also announced (2025 ``notifications/tasks/status``)."""

@@ -297,3 +297,27 @@ def test_one_task_session_per_principal_and_input_capabilities() -> None:
     assert r.session_key(None, {}) == (None, "{}")
     assert r.session_over("lost") and r.session_over("closed")
     assert not r.session_over("ready") and not r.session_over("new") and not r.session_over("opening")
+
+
+def test_discover_advertises_the_extension_and_gives_a_2025_client_its_task_capabilities() -> None:
+    """ext §Capability Negotiation (the 2026 side) and 2025 §Server Capabilities (the 2025 side)."""
+    discover = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "serverInfo": {"name": "s", "version": "1"}, "ttlMs": 0, "cacheScope": "public"}
+    with_tasks = {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}
+    modern = r.discovered(discover, with_tasks, "2026-07-28")
+    assert modern["capabilities"]["extensions"] == {t.EXTENSION: {}}
+    spec.modern("DiscoverResult", modern)
+    assert r.discovered(discover, {"tools": {}}, "2026-07-28") is discover
+    assert r.discovered(discover, None, "2026-07-28") is discover
+    legacy = r.discovered(discover, with_tasks, "2025-11-25")
+    assert legacy["capabilities"]["tasks"] == b.LEGACY_TASKS_CAPABILITY
+    assert "tasks" not in r.discovered(discover, {"tools": {}}, "2025-11-25")["capabilities"]
+
+
+def test_a_2025_client_lists_only_the_2025_clients_tasks() -> None:
+    mine, theirs = record(), record()
+    mine.client_era, mine.bridge_id = "2025-11-25", "bt-2"
+    listed = b.list_answer(3, [theirs, mine], None)
+    assert [task["taskId"] for task in listed["result"]["tasks"]] == ["bt-2"]
+    assert listed["result"]["resultType"] == "complete"
+    assert b.answer(3, {"task": {}}) == {"jsonrpc": "2.0", "id": 3, "result": {"task": {}, "resultType": "complete"}}

@@ -381,3 +381,15 @@ def result_timeout(record: TaskRecord) -> FrameError:
     """A ``tasks/result`` that outlived its request's timeout: the client asks again (2025 §Result Retrieval)."""
     return FrameError(INTERNAL_ERROR, "The task did not finish within the request timeout; call tasks/result again",
                       {"taskId": record.bridge_id, "status": legacy_status(record)})
+
+
+def answer(rid: Any, result: dict[str, Any]) -> Message:
+    """A 2025 task method's answer as the legacy front takes it: a complete canonical result (the front drops
+    ``resultType`` for its 2025 client)."""
+    return jsonrpc.result_response(rid, {**result, "resultType": "complete"})
+
+
+def list_answer(rid: Any, records: list[TaskRecord], cursor: Any) -> Message:
+    """``tasks/list`` of a 2025 client: the 2025 clients' tasks among its principal's records (2025 §Task Listing; a
+    2026 client's task of the same principal is not listed: it cannot be read through the 2025 methods)."""
+    return answer(rid, list_result([r for r in records if r.client_era == eras.LEGACY], cursor))

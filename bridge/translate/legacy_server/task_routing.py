@@ -15,7 +15,8 @@ from typing import Any
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate import tasks as tk
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, FrameError, Message
-from mcp_eras.bridge.translate.legacy_server.tasks import add_input, merge, refusals, settle, tool_task_support
+from mcp_eras.bridge.translate.legacy_client.tasks import legacy_capabilities
+from mcp_eras.bridge.translate.legacy_server.tasks import add_input, advertise, merge, refusals, settle, tool_task_support
 
 EXTENSION_AWARE = frozenset({"server/discover", "tools/call", "subscriptions/listen"})
 """Methods besides the extension's own that the task layer may change; others pass through untouched."""
@@ -57,6 +58,18 @@ def dispatch(request: Message, supported: bool, task_session: bool) -> str:
             raise tk.missing_extension()
         return "task" if method != "subscriptions/listen" else "listen"
     return "create" if supported and task_session else "inner"
+
+
+def discovered(result: Message, server_caps: dict[str, Any] | None, client_era: str) -> Message:
+    """The upstream's DiscoverResult as the layer answers it: the extension advertised when the 2025 server behind
+    it has tasks (``server_caps``: its ``initialize`` capabilities; None for a 2026 upstream, which advertises it
+    itself), and for a 2025 client the 2025 ``capabilities.tasks`` the legacy front builds its InitializeResult from
+    (direction B)."""
+    if server_caps is not None:
+        result = advertise(result, server_caps)
+    if client_era == eras.LEGACY and isinstance(result.get("capabilities"), dict):
+        result = {**result, "capabilities": legacy_capabilities(result["capabilities"], result["capabilities"])}
+    return result
 
 
 def method_not_found(request: Message) -> Message:
