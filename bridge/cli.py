@@ -158,6 +158,10 @@ def serve(
                                                     "--max-task-sessions")] = None,
     max_task_sessions_per_principal: Annotated[int | None, _limit("Tasks on a 2025 server: task sessions per caller identity.",
                                                                   "--max-task-sessions-per-principal")] = None,
+    rate: Annotated[str | None, _opt("Requests per caller: N/s, N/min or N/h (over it: 429).", "--rate",
+                                     panel=LIMITS, metavar="N/UNIT")] = None,
+    burst: Annotated[int | None, _opt("Requests at once under --rate (default: 1 s worth).", "--burst",
+                                      panel=LIMITS, metavar="N")] = None,
     state_store: Annotated[str | None, _opt("memory, or redis://HOST:PORT/DB shared by every instance (needs --state-key).",
                                             "--state-store", panel=SCALE, metavar="URL", show_default="memory")] = None,
     state_key: Annotated[str | None, _opt("requestState HMAC key, hex or base64.", "--state-key", panel=SCALE,
@@ -184,6 +188,8 @@ def serve(
     if config is not None:
         if upstream or command or stdio:
             raise CliError("--config serves the fleet over HTTP: give no --upstream, command or --stdio", 2)
+        if rate is not None or burst is not None:
+            raise CliError("a fleet's rate limits are per server in its config (rate, burst), not --rate/--burst", 2)
         from mcp_eras.bridge.fleet.serve import serve_fleet
 
         bind_host, bind_port = explicit if explicit else (None, None)
@@ -225,6 +231,7 @@ def serve(
         settings_kwargs["state_key"] = key
     _scale_settings(settings_kwargs, state_store or "memory", key, instance_id, advertise_url, bool(stdio))
     settings = Settings(**settings_kwargs)
+    rate_limit = _rate_limit(rate, burst, bool(stdio))
 
     from mcp_eras.bridge.layers.tasks import with_tasks
     from mcp_eras.bridge.upstream.factory import Target, make_upstream
@@ -244,7 +251,7 @@ def serve(
         return
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,
-                path, list(allow_host or []))
+                path, list(allow_host or []), rate_limit)
 
 
 def _upstream_auth(upstream: str | None, options):  # type: ignore[no-untyped-def]
@@ -302,14 +309,29 @@ def _refuse(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _rate_limit(rate: str | None, burst: int | None, stdio: bool):  # type: ignore[no-untyped-def]
+    """--rate/--burst as a limit (``mcp_eras.bridge.translate.gateway.ratelimit``), or None."""
+    from mcp_eras.bridge.translate.gateway.ratelimit import limit_of
+
+    if stdio and (rate is not None or burst is not None):
+        raise CliError("--rate limits the callers of an HTTP front, not --stdio", 2)
+    try:
+        return limit_of(rate, burst)
+    except ValueError as exc:
+        raise CliError(f"--rate/--burst: {exc}", 2) from None
+
+
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
-                allow_host: list[str]) -> None:
+                allow_host: list[str], rate_limit=None) -> None:
     from mcp_eras.bridge.front.http import build_app
     from mcp_eras.bridge.layers.observe import observe
+    from mcp_eras.bridge.layers.ratelimit import rate_limited
 
     # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
     up, observer = observe(up, target, settings)
+    up = rate_limited(up, rate_limit, observer.metrics, state_store=settings.state_store,
+                      request_timeout=settings.request_timeout)  # before scale_out: its forwarded retries are exempt
     legacy, routes = _legacy_http_front(up, settings), observer.routes()
     if settings.state_store != "memory":  # several instances share state (mcp_eras.bridge.store)
         from mcp_eras.bridge.scaleout.wiring import scale_out
