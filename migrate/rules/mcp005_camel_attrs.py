@@ -32,6 +32,9 @@ class Rule(Provenance):
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         self.own_fields.add(small.target.value)
 
+    def uses_mcp(self) -> bool:
+        return any(m == "mcp" or m.startswith("mcp.") for m in self.ctx.table().modules)
+
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
         name = updated_node.attr.value
         if name not in CAMEL_FIELDS or name in self.own_fields:
@@ -41,7 +44,7 @@ class Rule(Provenance):
         ):
             return updated_node  # RequestParamsMeta is a TypedDict now (MCP041)
         if not self.provable(original_node.value):
-            if any(m == "mcp" or m.startswith("mcp.") for m in self.ctx.table().modules):
+            if self.uses_mcp():
                 self.report(original_node, f"if this is an MCP model, read `.{snake(name)}` (v2 fields are snake_case)",
                             fixed=False)
             return updated_node
@@ -65,7 +68,15 @@ class Rule(Provenance):
         name = field.evaluated_value if isinstance(field, cst.SimpleString) else None
         if not isinstance(name, str) or name not in CAMEL_FIELDS or name in self.own_fields:
             return updated_node
-        if not self.provable(original_node.args[0].value) or not self.can_fix:
+        if not self.provable(original_node.args[0].value):
+            # v2 models have no camelCase attribute: getattr's default comes back, silently
+            target = original_node.args[0].value
+            if self.uses_mcp() and not (isinstance(target, cst.Name) and target.value in self.others):
+                self.report(original_node, f"if this is an MCP model, pass {snake(name)!r} to `{func.value}` "
+                            "(v2 fields are snake_case; the camelCase name is never found)", fixed=False)
+            return updated_node
+        if not self.can_fix:
+            self.report(original_node, f"`{func.value}(..., {name!r})` -> {snake(name)!r}", fixed=False)
             return updated_node
         if not self.report(original_node, f"`{func.value}(..., {name!r})` -> {snake(name)!r}", fixed=True):
             return updated_node

@@ -55,6 +55,17 @@ def migrate_manifest(name: str, kind: str, text: str, imports: frozenset[str] = 
     return new, findings
 
 
+def migrate_tree(root: Path, *extra: str) -> int:
+    """Run ``mcp-migrate [extra...] root --allow-no-vcs`` in process; its exit code."""
+    import pytest
+
+    from mcp_eras.migrate.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([*extra, str(root), "--allow-no-vcs"])
+    return int(exit_info.value.code or 0)
+
+
 def assert_idempotent(source: str, *rules: str) -> str:
     once, _ = migrate_source(source, *rules)
     twice, _ = migrate_source(once, *rules)

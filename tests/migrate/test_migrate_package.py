@@ -18,8 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from mcp_eras.migrate.cli import main
+from migrate_helpers import migrate_tree
 
 from peers import bridge_cmd, legacy_python
 
@@ -39,12 +38,6 @@ CALLS = [
 pytestmark = [pytest.mark.legacy_peer]
 
 
-def _migrate(root: Path, *extra: str) -> int:
-    with pytest.raises(SystemExit) as exit_info:
-        main([*extra, str(root), "--allow-no-vcs"])
-    return int(exit_info.value.code or 0)
-
-
 def _serve(python: str, root: Path) -> str:
     return shlex.join(["sh", "-c", f"cd {shlex.quote(str(root))} && exec {shlex.quote(python)} -m weather"])
 
@@ -55,7 +48,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     old, new = base / "old", base / "new"
     shutil.copytree(DATA, old)
     shutil.copytree(DATA, new)
-    assert _migrate(new) == 0
+    assert migrate_tree(new) == 0
     return old, new
 
 
@@ -79,7 +72,7 @@ def test_the_package_is_rewritten_where_it_must_be(migrated: tuple[Path, Path]) 
 
 def test_a_second_run_changes_nothing_and_every_output_compiles(migrated: tuple[Path, Path]) -> None:
     _, new = migrated
-    assert _migrate(new, "fix", "--diff") == 0
+    assert migrate_tree(new, "fix", "--diff") == 0
     for path in new.rglob("*.py"):
         compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
 

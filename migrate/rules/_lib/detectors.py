@@ -56,6 +56,16 @@ class Detector(RuleTransformer):
         return True
 
 
+def entered(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``await stack.enter_async_context(X(...))`` (or ``stack.enter_context(X(...))``) evaluates to ``X(...)``:
+    the context manager's ``__aenter__`` returns the session itself for the SDK's sessions."""
+    call = value.expression if isinstance(value, cst.Await) else value
+    if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and len(call.args) == 1
+            and call.func.attr.value in ("enter_async_context", "enter_context") and not call.args[0].keyword):
+        return call.args[0].value
+    return value
+
+
 class CallDetector(RuleTransformer):
     """A report-only rule over calls (and decorated handlers) with receiver provenance.
 
@@ -78,12 +88,14 @@ class CallDetector(RuleTransformer):
         self.typed: set[str] = set()
 
     def _track(self, name: cst.BaseExpression | None, value: cst.BaseExpression | None) -> None:
-        if not isinstance(name, cst.Name) or value is None:
+        key = dotted(name) if isinstance(name, cst.Name | cst.Attribute) else None
+        if key is None or value is None:
             return
+        value = entered(value)
         if (isinstance(value, cst.Call) and self.resolves_to(value.func, self.RECEIVERS)) or self.project_server(value):
-            self.typed.add(name.value)
+            self.typed.add(key)
         elif self.context_call(value):
-            self.typed.add(name.value)  # v1's `ctx = mcp.get_context()`: the Context MCP028 turns into a parameter
+            self.typed.add(key)  # v1's `ctx = mcp.get_context()`: the Context MCP028 turns into a parameter
 
     def context_call(self, node: cst.BaseExpression) -> bool:
         """``<server>.get_context()`` where this rule's receivers are contexts (MCP028 makes it a parameter,
@@ -134,17 +146,32 @@ class CallDetector(RuleTransformer):
             self._track(node.asname.name, node.item)
 
     def visit_Param(self, node: cst.Param) -> None:
-        annotation = node.annotation.annotation if node.annotation else None
-        if annotation is None:
-            return
-        base = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-        if self.resolves_to(base, self.RECEIVERS):
+        if node.annotation is not None and self.annotated(node.annotation.annotation):
             self.typed.add(node.name.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """``self.session: ClientSession | None = None`` (the SDK quickstart client's shape)."""
+        key = dotted(node.target) if isinstance(node.target, cst.Name | cst.Attribute) else None
+        if key is not None and self.annotated(node.annotation.annotation):
+            self.typed.add(key)
+        self._track(node.target, node.value)
+
+    def annotated(self, annotation: cst.BaseExpression) -> bool:
+        """An annotation naming one of ``RECEIVERS``: ``X``, ``X[...]``, ``Optional[X]``, ``X | None``."""
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            return self.annotated(annotation.left) or self.annotated(annotation.right)
+        if isinstance(annotation, cst.Subscript):
+            if self.resolves_to(annotation.value, {"typing.Optional", "typing.Union"}):
+                return any(isinstance(e.slice, cst.Index) and self.annotated(e.slice.value) for e in annotation.slice)
+            annotation = annotation.value
+        return self.resolves_to(annotation, self.RECEIVERS)
 
     def receiver_typed(self, node: cst.BaseExpression) -> bool:
         if self.project_server(node):
             return True
         while isinstance(node, cst.Attribute):
+            if dotted(node) in self.typed:  # `self.session` typed by annotation or assignment
+                return True
             node = node.value
         return (isinstance(node, cst.Name) and node.value in self.typed) or self.context_call(node)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from migrate_helpers import Case, RuleTests, migrate_source
 
 CASES: list[Case] = [
@@ -28,8 +27,6 @@ class TestMCP017(RuleTests):
     negative = NEGATIVE
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a comprehension variable over an annotated list of MCP models "
-                                       "is not proven to be one")
 def test_models_in_a_comprehension() -> None:
     source = """
     import mcp.types as types

@@ -1,0 +1,1 @@
+"""A v1 server and the client that reads its tool schemas."""
