@@ -18,6 +18,8 @@ TOML::
     url = "https://search.internal/mcp"
     bearer_env = "SEARCH_TOKEN"   # Authorization: Bearer $SEARCH_TOKEN
     headers = { X-Team = "core" }
+    rate = "10/s"                 # per caller (principal): N/s, N/min or N/h; over it 429 (README "Rate limits")
+    burst = 20                    # requests at once (default: one second's worth)
 
 JSON: ``{"mcpServers": {"notes": {"command": ..., "args": [...], "env": {...}, "cwd": ..., "url": ...,
 "headers": {...}}}}`` (plus the same optional keys as TOML). Errors name the file, line and key.
@@ -39,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.translate.eras import EraSetting
+from mcp_eras.bridge.translate.gateway.ratelimit import RateLimit, limit_of
 from mcp_eras.bridge.upstream.factory import Target
 
 log = logging.getLogger("mcp_bridge.fleet.config")
@@ -131,7 +134,8 @@ class RollbackConfig(BaseModel):
     window: float = Field(60.0, gt=0)
 
 
-STAGING_KEYS = {"shadow", "shadow_tools", "shadow_ignore", "shadow_concurrency", "shadow_timeout", "canary", "rollback"}
+STAGING_KEYS = {"shadow", "shadow_tools", "shadow_ignore", "shadow_concurrency", "shadow_timeout", "canary", "rollback",
+                "rate", "burst"}
 """Per-server keys a reload applies in place (they never restart the server)."""
 SCALE_KEYS = ("state_store", "state_key", "instance_id", "advertise_url")
 """``[bridge]`` keys read once at start (a reload never changes them: restart the instance)."""
@@ -172,6 +176,10 @@ class ServerConfig(BaseModel):
     shadow_timeout: float = Field(10.0, gt=0)
     canary: CanaryConfig | None = None
     rollback: RollbackConfig | None = None
+    rate: str | None = None
+    """Requests per caller (principal) at this server: ``N/s``, ``N/min`` or ``N/h`` (over it: 429 / -32000)."""
+    burst: int | None = Field(None, ge=1)
+    """Requests a caller may send at once under ``rate`` (default: one second's worth, at least 1)."""
 
     @field_validator("url")
     @classmethod
@@ -186,6 +194,14 @@ class ServerConfig(BaseModel):
         if value is not None and value not in ("stdio", "http", "streamable-http", "streamableHttp", "sse"):
             raise ValueError("type must be one of stdio, http, streamable-http, sse")
         return value
+
+    @model_validator(mode="after")
+    def _rate_limit(self) -> ServerConfig:
+        self.rate_limit()  # a ValueError names what is wrong
+        return self
+
+    def rate_limit(self) -> RateLimit | None:
+        return limit_of(self.rate, self.burst)
 
     @model_validator(mode="after")
     def _one_target(self) -> ServerConfig:

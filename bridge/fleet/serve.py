@@ -55,6 +55,8 @@ from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from mcp_eras.bridge.layers import staged as stage
 from mcp_eras.bridge.layers.managed import ManagedUpstream, register_metrics
 from mcp_eras.bridge.layers.observe import cluster_metrics, fleet_health_status, fleet_readyz
+from mcp_eras.bridge.layers.ratelimit import RateLimitedUpstream
+from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
@@ -92,6 +94,8 @@ class Entry:
     """The server's 2025 front (None when the server serves 2026 clients only)."""
     relay: ClusterLegacyFront | None = None
     """Scaled out: ``own_legacy`` over the shared store (sessions relayed to, or adopted from, other instances)."""
+    limited: RateLimitedUpstream | None = None
+    """The server's rate limit (``rate``, ``burst``) over ``staged``; a reload changes it in place."""
 
 
 class Router:
@@ -131,20 +135,24 @@ class Router:
         upstream.history = self.history
         staged = stage.StagedUpstream(name, upstream, self._peer, self.metrics, self.divergences)
         staged.configure(stage.StageConfig.of(server))
-        legacy = self._legacy_cls(staged, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
+        # buckets per (principal, server); scaled out, in the shared store under this server's prefix
+        buckets = open_store(settings.state_store, self.scale.prefix(name) if self.scale is not None else "mcp-bridge")
+        limited = RateLimitedUpstream(staged, buckets, server.rate_limit(), self.metrics, name,
+                                      request_timeout=settings.request_timeout)
+        legacy = self._legacy_cls(limited, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
         if self.scale is None:
-            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, staged, legacy), upstream, staged, legacy,
-                         own_legacy=legacy)
+            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, limited, legacy), upstream, staged, legacy,
+                         own_legacy=legacy, limited=limited)
         from mcp_eras.bridge.scaleout.tasks import attach_found
         from mcp_eras.bridge.scaleout.wiring import scale_out
 
-        cluster, relay, _routes = scale_out(staged, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
+        cluster, relay, _routes = scale_out(limited, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
         # each upstream generation's task records go to the shared store
         upstream.on_delegate = functools.partial(attach_found, cluster=cluster)
         front = HttpFront(settings, cluster, relay)
         front.param_headers = cluster.param_headers
         return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, relay, cluster=cluster,
-                     own_legacy=legacy, relay=relay)
+                     own_legacy=legacy, relay=relay, limited=limited)
 
     def _peer(self, name: str) -> ManagedUpstream | None:
         """Another server's upstream, for a shadow or canary (None when it is not configured now)."""
@@ -211,6 +219,8 @@ class Router:
                 staged = self.entries[name].staged
                 before = staged.stage.cfg if staged.stage is not None else None
                 staged.configure(stage.StageConfig.of(server))
+                if self.entries[name].limited is not None:
+                    self.entries[name].limited.configure(server.rate_limit())  # type: ignore[union-attr]
                 if (staged.stage.cfg if staged.stage is not None else None) != before and current is not None:
                     changes["staged"].append(name)
             self.config = cfg
@@ -234,6 +244,8 @@ class Router:
             if entry.cluster is not None:
                 await entry.cluster.close_cluster()
             await entry.staged.aclose()
+            if entry.limited is not None:
+                await entry.limited.store.aclose()
             await entry.upstream.aclose()
             if entry.legacy is not None:
                 with contextlib.suppress(Exception):
