@@ -1,0 +1,100 @@
+"""A server's gateway layer (issue 34): per-tool policy, the caller for upstream credentials, and the audit line.
+
+For each canonical request, in either client era (a 2025 client's requests reach it translated):
+
+* the caller is the validated subject when the front is an OAuth resource server: the layers and the upstream
+  under this one see a principal derived from it (a 2025 upstream's sessions, task bindings and caches are then
+  keyed by who the caller is, not by a digest of whichever token it holds now);
+* a ``tools/call`` outside the server's policy (``translate.gateway.policy.decide``) is answered with the named
+  refusal here and never reaches the upstream; a ``tools/list`` result shows only the tools the caller may call
+  (``list_changed`` notifications pass unchanged: the next listing is filtered again);
+* the call runs ``calling_as`` the caller, so a ``token_exchange`` credential is the caller's own
+  (``mcp_eras.bridge.gateway.upstream_auth``);
+* one audit line is written per call (``mcp_eras.bridge.gateway.audit``), whatever its outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.gateway.audit import AuditLog
+from mcp_eras.bridge.gateway.upstream_auth import calling_as
+from mcp_eras.bridge.translate.gateway import policy as gp
+from mcp_eras.bridge.translate.jsonrpc import Message
+
+
+def subject_context(ctx: CallContext) -> CallContext:
+    """``ctx`` with the principal derived from the validated subject (unchanged when the front checks no token)."""
+    if ctx.subject is None:
+        return ctx
+    principal = CallContext.principal_of(ctx.subject)
+    return ctx if ctx.principal == principal else dataclasses.replace(ctx, principal=principal)
+
+
+class GatewayUpstream(Upstream):
+    """Policy, caller and audit around one server's upstream; everything else is delegated unchanged."""
+
+    wraps = True
+
+    def __init__(self, inner: Upstream, server: str, policy: gp.ToolPolicy | None = None, audit: AuditLog | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.inner: Upstream = inner
+        self.server = server
+        self.policy = policy or gp.ToolPolicy()
+        self.audit = audit
+        self.clock = clock
+
+    @property  # type: ignore[override]
+    def era(self) -> Any:
+        return self.inner.era
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def status(self) -> dict[str, Any]:
+        return self.inner.status()
+
+    async def discover(self, ctx: CallContext) -> Message:
+        ctx = subject_context(ctx)
+        with calling_as(ctx):
+            return await self.inner.discover(ctx)
+
+    async def roots_changed(self, ctx: CallContext) -> None:
+        ctx = subject_context(ctx)
+        with calling_as(ctx):
+            await self.inner.roots_changed(ctx)
+
+    async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        ctx = subject_context(ctx)
+        started = self.clock()
+        method = request.get("method")
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        tool = params.get("name") if method == "tools/call" and isinstance(params.get("name"), str) else None
+        outcome = "failed"
+        try:
+            if tool is not None and isinstance(decision := gp.decide(self.policy, ctx.scopes, tool), gp.Deny):
+                response = gp.refusal(request.get("id"), tool, decision)
+            else:
+                with calling_as(ctx):
+                    response = await self.inner.call(request, ctx, emit)
+                if method == "tools/list" and isinstance(response.get("result"), dict):
+                    response = {**response, "result": gp.filter_listing(self.policy, ctx.scopes, response["result"])}
+            outcome = gp.audit_outcome(response)
+            return response
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            if self.audit is not None:
+                self.audit.write(gp.audit_record(
+                    principal=ctx.subject or ctx.principal, server=self.server, method=str(method), tool=tool,
+                    client_era=str(ctx.client_era), upstream_era=str(self.inner.era) if self.inner.era else None, outcome=outcome,
+                    duration=self.clock() - started, arguments=params.get("arguments"), with_arguments=self.audit.with_arguments))
