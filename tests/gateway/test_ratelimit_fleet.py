@@ -9,11 +9,12 @@ from typing import Any
 import httpx
 import pytest
 
-import peers
 from mcp_eras.bridge.fleet import config as fc
 from mcp_eras.bridge.fleet.metrics import parse_text
 from mcp_eras.bridge.fleet.serve import Router, build_fleet_app
 from mcp_eras.bridge.translate.gateway.ratelimit import RateLimit
+
+import peers
 
 pytestmark = pytest.mark.anyio
 

@@ -14,9 +14,10 @@ import httpx
 import pytest
 import scale_peers
 
-import peers
 from mcp_eras.bridge.store.base import StoreError
 from mcp_eras.bridge.store.redis_store import RedisStore
+
+import peers
 
 BURST = 5
 
@@ -102,8 +103,19 @@ def limited_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[scale_
         yield c
 
 
+def _refusals(cluster: scale_peers.Cluster) -> dict[str, float]:
+    """``rate_limited_total`` (reason rate) of each instance's /metrics."""
+    counted = {}
+    for inst in cluster.instances:
+        text = httpx.get(f"http://127.0.0.1:{inst.port}/metrics", timeout=10).text
+        counted[inst.instance_id] = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                                        if line.startswith("mcp_bridge_rate_limited_total{") and 'reason="rate"' in line)
+    return counted
+
+
 def test_three_instances_enforce_one_limit_per_principal(limited_cluster: scale_peers.Cluster) -> None:
     url = limited_cluster.url
+    before = _refusals(limited_cluster)
     statuses = [_tool_call(url, i, "hammer").status_code for i in range(4 * BURST)]
     assert Counter(statuses) == {200: BURST, 429: 3 * BURST}, statuses
     refused = _tool_call(url, 99, "hammer")
@@ -112,9 +124,20 @@ def test_three_instances_enforce_one_limit_per_principal(limited_cluster: scale_
     # another caller has its own bucket, on every instance
     assert [_tool_call(url, 100 + i, "quiet").status_code for i in range(BURST)] == [200] * BURST
     # each instance refused some of the hammering (round robin), and counted it
-    counted = {}
-    for inst in limited_cluster.instances:
-        text = httpx.get(f"http://127.0.0.1:{inst.port}/metrics", timeout=10).text
-        counted[inst.instance_id] = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                                        if line.startswith("mcp_bridge_rate_limited_total{") and 'reason="rate"' in line)
-    assert sum(counted.values()) == 3 * BURST + 1 and all(n > 0 for n in counted.values()), counted
+    after = _refusals(limited_cluster)
+    moved = {i: after[i] - before[i] for i in after}
+    assert sum(moved.values()) == 3 * BURST + 1 and all(n > 0 for n in moved.values()), moved
+
+
+def test_a_2025_session_gets_the_named_error_and_its_housekeeping_is_free(limited_cluster: scale_peers.Cluster) -> None:
+    session = scale_peers.LegacySession(limited_cluster.url)  # no credentials: the server's anonymous bucket
+    assert "result" in session.open()
+    for _ in range(BURST + 2):
+        assert "result" in session.request("ping")
+    answers = [session.request("tools/list") for _ in range(BURST + 1)]
+    assert all("result" in a for a in answers[:BURST]), answers
+    refused = answers[BURST]
+    assert "status" not in refused  # an ordinary JSON-RPC error in the session (HTTP 200), not a 4xx ending it
+    assert refused["error"]["code"] == -32000 and refused["error"]["data"]["limit"] == "rate"
+    assert refused["error"]["data"]["retry_after"] > 0
+    assert "result" in session.request("ping")
