@@ -58,7 +58,8 @@ class World:
         return httpx.Response(404)
 
 
-def clients(world: World, auth: ua.UpstreamAuth, clock: Callable[[], float] = lambda: 1000.0) -> tuple[httpx.AsyncClient, UpstreamCredentials]:
+def clients(world: World, auth: ua.UpstreamAuth,
+            clock: Callable[[], float] = lambda: 1000.0) -> tuple[httpx.AsyncClient, UpstreamCredentials]:
     transport = httpx.MockTransport(world.handle)
     creds = UpstreamCredentials(auth, UPSTREAM, name="files", http=httpx.AsyncClient(transport=transport), clock=clock)
     return httpx.AsyncClient(transport=transport, auth=creds), creds
