@@ -16,7 +16,7 @@ Every route checks the Host header against the allow-list (loopback names and ``
 
 Each server has one ``HttpFront`` (with a 2025 front when available) over a ``StagedUpstream``
 (shadow, canary, rollback; ``mcp_eras.bridge.layers.staged``) over one ``ManagedUpstream`` that survives reloads
-(2025 clients of a 2025 Streamable HTTP server bypass them: ``passthrough``, unless the server is staged);
+(2025 clients of a 2025 Streamable HTTP server bypass them: ``passthrough``, unless the server is staged or rate-limited);
 a reload only replaces what changed. A server that fails to start, dies or
 hangs affects only its own route.
 """
@@ -316,7 +316,7 @@ class Router:
         token = stage.bind_session(request.headers.get("mcp-session-id"))
         try:
             if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
-                    or entry.staged.stage is not None):
+                    or entry.staged.stage is not None or (entry.limited is not None and entry.limited.limit is not None)):
                 return await entry.front.endpoint(request)
             return await self._same_era_or_front(entry, request)
         finally:

@@ -3,6 +3,7 @@ an in-process fleet where one server is limited per caller and another is not.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,45 @@ async def test_one_server_limits_each_caller_and_a_reload_lifts_it(tmp_path: Pat
             assert (await post("limited", "alice", 30)).status_code == 200
     finally:
         await router.aclose()
+
+
+async def test_2025_clients_of_a_limited_2025_http_server_do_not_pass_around_the_limit(tmp_path: Path) -> None:
+    port = peers.free_port()
+    cmd = [peers.legacy_python(), str(peers.SAMPLES / "legacy" / "everything_server.py"), "http", "--port", str(port)]
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[servers.old]\nurl = "http://127.0.0.1:{port}/mcp"\nera = "2025-11-25"\nrate = "1/h"\nburst = 2\n')
+    with peers.running(cmd, port):
+        router = Router(path)
+        app = build_fleet_app(router)
+        await router.load()
+        try:
+            transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8808", timeout=60) as client:
+                headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"}
+                init = await client.post("/servers/old/mcp", headers=headers, json={
+                    "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+                assert init.status_code == 200
+                headers["mcp-session-id"] = init.headers["mcp-session-id"]
+                await client.post("/servers/old/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+                answers = []
+                for rid in range(1, 4):
+                    resp = await client.post("/servers/old/mcp", headers=headers,
+                                             json={"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": {}})
+                    assert resp.status_code == 200
+                    answers.append(_answer(resp, rid))
+                assert ["result" in a for a in answers] == [True, True, False]
+                assert answers[2]["error"]["data"]["limit"] == "rate"
+        finally:
+            await router.aclose()
+
+
+def _answer(resp: httpx.Response, rid: int) -> dict[str, Any]:
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in resp.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                msg = json.loads(line[5:])
+                if msg.get("id") == rid:
+                    return msg  # type: ignore[no-any-return]
+        raise AssertionError(resp.text)
+    return resp.json()  # type: ignore[no-any-return]
