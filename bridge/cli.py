@@ -13,6 +13,7 @@ import os
 import socket
 import sys
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -34,6 +35,7 @@ __all__ = ["ERA_CHOICES", "app", "main"]
 
 FRONT, UPSTREAM, SIGN_IN, CHILD, LIMITS, SCALE = ("Front", "Upstream", "Upstream sign-in (OAuth)", "Upstream as a stdio command",
                                                  "Limits", "Scale-out")
+FRONT_AUTH = "Front sign-in (resource server)"
 """The groups of ``serve -h`` (typer help panels; logging options are in ``clikit.LOGGING``)."""
 
 
@@ -88,6 +90,14 @@ def serve(
                                                    panel=FRONT, metavar="ORIGIN")] = None,
     allow_host: Annotated[list[str] | None, _opt("Host header accepted (repeatable; '*': any). Default: loopback names when bound to "
                                                  "loopback, else no check.", "--allow-host", panel=FRONT, metavar="HOST")] = None,
+    auth_issuer: Annotated[str | None, _opt("Require access tokens of this authorization server.", "--auth-issuer",
+                                            panel=FRONT_AUTH, metavar="URL")] = None,
+    auth_audience: Annotated[str | None, _opt("This endpoint's public URL (the tokens' audience).", "--auth-audience",
+                                              panel=FRONT_AUTH, metavar="URI")] = None,
+    auth_required_scope: Annotated[list[str] | None, _opt("A scope every token must grant (repeatable).", "--auth-required-scope",
+                                                          panel=FRONT_AUTH, metavar="SCOPE")] = None,
+    auth_introspection_url: Annotated[str | None, _opt("RFC 7662 endpoint for opaque tokens.", "--auth-introspection-url",
+                                                       panel=FRONT_AUTH, metavar="URL")] = None,
     upstream: Annotated[str | None, _opt("A Streamable HTTP or HTTP+SSE server, instead of a command.", "--upstream",
                                          panel=UPSTREAM, metavar="URL")] = None,
     header: Annotated[list[str] | None, _opt("Extra header sent to an HTTP upstream (repeatable).", "--header", "-H",
@@ -188,6 +198,8 @@ def serve(
     if config is not None:
         if upstream or command or stdio:
             raise CliError("--config serves the fleet over HTTP: give no --upstream, command or --stdio", 2)
+        if auth_issuer or auth_audience or auth_required_scope or auth_introspection_url:
+            raise CliError("a fleet's sign-in is its config's [auth] table, not --auth-* options", 2)
         if rate is not None or burst is not None:
             raise CliError("a fleet's rate limits are per server in its config (rate, burst), not --rate/--burst", 2)
         from mcp_eras.bridge.fleet.serve import serve_fleet
@@ -215,6 +227,7 @@ def serve(
     else:
         check_command(command, cwd)
     settings_kwargs: dict = dict(
+        **_front_auth(auth_issuer, auth_audience, auth_required_scope, auth_introspection_url, stdio=bool(stdio)),
         front_era=front_era, upstream_era=upstream_era, allowed_origins=list(allow_origin or []), max_body_bytes=max_body_bytes,
         request_timeout=request_timeout, probe_timeout=probe_timeout, ttl_ms=ttl_ms, cache_scope=cache_scope,
         parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout, mrtr_max_rounds=mrtr_max_rounds,
@@ -252,6 +265,24 @@ def serve(
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,
                 path, list(allow_host or []), rate_limit)
+
+
+def _front_auth(issuer: str | None, audience: str | None, scopes: list[str] | None, introspection_url: str | None,
+                stdio: bool) -> dict:
+    """The --auth-* options as ``Settings`` fields (the HTTP front as an OAuth resource server; mcp_eras.bridge.gateway)."""
+    if not issuer:
+        if audience or scopes or introspection_url:
+            raise CliError("--auth-audience, --auth-required-scope and --auth-introspection-url need --auth-issuer", 2)
+        return {}
+    if stdio:
+        raise CliError("--auth-issuer protects an HTTP front, not --stdio", 2)
+    if not audience:
+        raise CliError("--auth-issuer needs --auth-audience: this endpoint's public URL, the audience of its tokens", 2)
+    for name, url in (("--auth-issuer", issuer), ("--auth-audience", audience), ("--auth-introspection-url", introspection_url)):
+        if url is not None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname or urlsplit(url).fragment):
+            raise CliError(f"{name} wants an absolute http(s) URL without a fragment, got {url!r}", 2)
+    return {"auth_issuer": issuer, "auth_audience": audience, "auth_required_scopes": list(scopes or []),
+            "auth_introspection_url": introspection_url}
 
 
 def _upstream_auth(upstream: str | None, options):  # type: ignore[no-untyped-def]

@@ -49,6 +49,15 @@ class Settings(BaseModel):
     """Legacy front: how long GET-stream events stay replayable for Last-Event-ID."""
     mrtr_max_rounds: int = 16
 
+    # --- front as an OAuth resource server (mcp_eras.bridge.gateway) --------------------------------
+    auth_issuer: str | None = None
+    """The authorization server whose access tokens the HTTP front requires (None: no sign-in, transparent mode)."""
+    auth_audience: str | None = None
+    """This endpoint's public URL: the ``aud`` its tokens must name and the ``resource`` of its metadata."""
+    auth_required_scopes: list[str] = Field(default_factory=list)
+    auth_introspection_url: str | None = None
+    """RFC 7662 endpoint for opaque tokens (client credentials from MCP_BRIDGE_AUTH_CLIENT_ID / _SECRET)."""
+
     # --- upstream --------------------------------------------------------------------------------
     upstream_era: EraSetting = "auto"
     probe_timeout: float = 5.0
@@ -67,6 +76,9 @@ class Settings(BaseModel):
     """Legacy upstream: sessions one identity may hold (its input-capable calls run one per session)."""
     pool_idle_timeout: float = 600.0
     """Legacy upstream: a session without calls, parked calls or subscriptions this long is closed."""
+    session_start_settle: float = 0.25
+    """Legacy upstream: a call that waited for its client's answers to what a new session's server asked at once
+    (``roots/list`` after ``initialized``) goes upstream this long after them, so the server has applied them."""
     parked_per_identity: int = 64
     parked_total: int = 1024
     """MRTR parked calls kept per identity / per upstream; beyond, the oldest is released (its upstream

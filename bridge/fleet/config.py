@@ -21,6 +21,10 @@ TOML::
     rate = "10/s"                 # per caller (principal): N/s, N/min or N/h; over it 429 (README "Rate limits")
     burst = 20                    # requests at once (default: one second's worth)
 
+    [auth]                        # optional: require sign-in (each server an OAuth resource server)
+    issuer = "https://login.example/"
+    audience = "https://gw.example"     # the fleet's public base URL; tokens name {audience}/servers/NAME/mcp
+
 JSON: ``{"mcpServers": {"notes": {"command": ..., "args": [...], "env": {...}, "cwd": ..., "url": ...,
 "headers": {...}}}}`` (plus the same optional keys as TOML). Errors name the file, line and key.
 
@@ -36,6 +40,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -228,10 +233,37 @@ class ServerConfig(BaseModel):
         return "auto"
 
 
+class AuthTable(BaseModel):
+    """``[auth]``: the fleet's endpoints as OAuth resource servers (mcp_eras.bridge.gateway). Each
+    ``/servers/NAME/mcp`` is its own resource, ``{audience}/servers/NAME/mcp``, with its metadata at
+    ``/.well-known/oauth-protected-resource/servers/NAME/mcp`` (RFC 9728 section 3.1). Without the table a
+    fleet checks no token (the transparent mode: callers' ``Authorization`` headers are forwarded)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    issuer: str
+    """The authorization server whose access tokens every server's endpoint requires."""
+    audience: str
+    """The fleet's public base URL (``https://gw.example``); a token naming it is accepted by every server."""
+    required_scopes: list[str] = Field(default_factory=list)
+    introspection_url: str | None = None
+    """RFC 7662 endpoint for opaque tokens (client credentials from MCP_BRIDGE_AUTH_CLIENT_ID / _SECRET)."""
+    jwks_min_interval: float = Field(30.0, ge=0.0, le=3600.0)
+    """Fewest seconds between two fetches of the issuer's keys caused by an unknown key id (rotation)."""
+
+    @field_validator("issuer", "audience", "introspection_url")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and (urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).hostname):
+            raise ValueError(f"{value!r} is not an absolute http(s) URL")
+        return value
+
+
 class FleetConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     bridge: Defaults = Field(default_factory=Defaults)
+    auth: AuthTable | None = None
     servers: dict[str, ServerConfig]
 
     @field_validator("servers")

@@ -401,7 +401,10 @@ def _bound(handler: Any, router: Router) -> Any:
     return endpoint
 
 
-def build_fleet_app(router: Router) -> Starlette:
+def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlette:
+    """``auth``: the config's ``[auth]`` table (read once at start): every ``/servers/NAME/mcp`` then requires an access
+    token for it (mcp_eras.bridge.gateway.guard), and no 2025 request passes through untranslated (its
+    ``Authorization`` would reach the upstream)."""
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await router.load()
@@ -425,7 +428,13 @@ def build_fleet_app(router: Router) -> Starlette:
         Route("/admin/reload", router.admin_reload, methods=["POST"]),
         *(Route(path, _bound(handler, router), methods=[method]) for path, handler, method in web.ROUTES),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(guard.HostGuard, allowed=router.allowed_hosts)])
+    middleware = [Middleware(guard.HostGuard, allowed=router.allowed_hosts)]
+    if auth is not None:
+        from mcp_eras.bridge.gateway.guard import fleet_config, fleet_middleware
+
+        router.passthrough_enabled = False
+        middleware.append(fleet_middleware(fleet_config(auth)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.router = router
     return app
 
@@ -452,7 +461,7 @@ def serve_fleet(config_path: str, host: str | None = None, port: int | None = No
         bind, _, port_text = listen.rpartition(":")
         host, port = (bind.strip("[]") or "127.0.0.1"), int(port_text)
     router = Router(config_path, scale=scale, base_url=scale.base_url(host, port) if scale is not None else "")
-    app = build_fleet_app(router)
+    app = build_fleet_app(router, cfg.auth)
 
     def announce(host: str, port: int) -> None:  # after the bind succeeded
         log.info("mcp-bridge fleet listening on http://%s:%d/servers/<name>/mcp (servers: %s)", host, port,

@@ -26,6 +26,7 @@ from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
+from mcp_eras.bridge.gateway.identity import CALLER
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate.fronts import (
     Accepted,
@@ -98,6 +99,10 @@ def call_context(request: Request, client_era: eras.Era = eras.MODERN) -> CallCo
 
 
 def headers_context(headers: Mapping[str, str], client_era: eras.Era = eras.MODERN) -> CallContext:
+    caller = CALLER.get()
+    if caller is not None:  # a resource-server front validated the token (mcp_eras.bridge.gateway.guard): never forwarded
+        return CallContext(principal=caller.principal, trace={k: headers[k] for k in eras.TRACE_META_KEYS if k in headers},
+                           client_era=client_era, subject=caller.subject, scopes=caller.scopes, subject_token=caller.token)
     auth = headers.get("authorization")
     if auth is None and client_era in _ANONYMOUS and _TRACE_FIELDS.isdisjoint(headers):
         return _ANONYMOUS[client_era]  # frozen, and nobody writes to its empty trace: one per era serves every such call
@@ -366,6 +371,15 @@ async def _wait_disconnect(request: Request) -> None:
             return
 
 
+def resource_guard(settings: Settings, path: str) -> Any:
+    """The OAuth resource-server middleware for ``path`` (``mcp_eras.bridge.gateway.guard``), or None without --auth-issuer."""
+    if not settings.auth_issuer:
+        return None
+    from mcp_eras.bridge.gateway.guard import single_middleware
+
+    return single_middleware(settings, path)
+
+
 def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtocol | None = None,
               extra_routes: list[Route] | None = None, lifespan: Callable[[Starlette], Any] | None = None,
               path: str = "/mcp") -> Starlette:
@@ -389,10 +403,13 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
         Route(path, front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/healthz", front.healthz, methods=["GET"]),
     ]
-    # The MCP endpoint is also served straight from the guard (the route stays for HEAD/OPTIONS -> 405).
-    endpoints = {} if any(getattr(r, "path", None) == path for r in extra_routes or []) else {path: front.endpoint}
+    # The MCP endpoint is also served straight from the guard (the route stays for HEAD/OPTIONS -> 405); not when a
+    # resource-server guard (--auth-issuer) must see each request first.
+    auth = resource_guard(settings, path)
+    endpoints = {} if auth is not None or any(getattr(r, "path", None) == path for r in extra_routes or []) \
+        else {path: front.endpoint}
     app = Starlette(routes=routes, lifespan=lifespan or default_lifespan,
-                    middleware=[guard.guard_middleware(settings, endpoints=endpoints)])
+                    middleware=[guard.guard_middleware(settings, endpoints=endpoints), *([auth] if auth is not None else [])])
     app.state.front = front
     # The same endpoint without the ASGI layers, for uvicorn's httptools protocol (mcp_eras.bridge.front.fast_post).
     app.state.fast_post = FastPost(front, path) if endpoints else None
