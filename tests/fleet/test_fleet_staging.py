@@ -197,4 +197,6 @@ def test_decision_modules_stay_pure() -> None:
         assert not imported & banned, (name, imported & banned)
         fleet_deps = {(n.module or "") for n in ast.walk(tree)
                       if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("mcp_eras.bridge")}
-        assert fleet_deps <= {"mcp_eras.bridge.fleet", "mcp_eras.bridge"}, (name, fleet_deps)
+        # the fleet package, or the bridge's pure core (``translate``: no I/O, tests/unit/test_translate_purity.py)
+        pure = {d for d in fleet_deps if d == "mcp_eras.bridge.translate" or d.startswith("mcp_eras.bridge.translate.")}
+        assert fleet_deps - pure <= {"mcp_eras.bridge.fleet", "mcp_eras.bridge"}, (name, fleet_deps)
