@@ -162,16 +162,17 @@ class LegacyUpstream(Upstream):
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
                 server_info=session.server_info if self.settings.stamp_server_info else None, cache_scope=self.settings.cache_scope,
-                now_ms=now_ms(), meta=meta)
+                now_ms=now_ms(), meta=meta, settle_ms=int(self.settings.session_start_settle * 1000))
             loop = session.loop or asyncio.get_running_loop()
             live = session.open_call(LiveCall(upstream_id, method, machine, loop))
             if machine.log_level is not None:
                 await session.ensure_log_level()
-            # The request goes upstream here; what the session held for it (a server request asked before
-            # any call, e.g. roots/list after initialized) is driven below with the rest of the call.
-            first, *held = actions
-            assert isinstance(first, ToServer)
-            await session.send(first.frame)
+            # The request goes upstream here, unless the session holds requests its client must answer first
+            # (e.g. roots/list after initialized: ``LegacyCall.settle_first``): then the call asks them, below.
+            first = actions[0]
+            if type(first) is ToServer:
+                await session.send(first.frame)  # type: ignore[union-attr]
+                actions = actions[1:]
         except BaseException:
             # Whatever failed (a lost session, a frame that cannot be serialized), the lease goes back.
             if live is not None:
@@ -181,7 +182,7 @@ class LegacyUpstream(Upstream):
                 if exclusive:
                     self._release(session)
             raise
-        return await self._drive(session, live, request, ctx, emit, held)
+        return await self._drive(session, live, request, ctx, emit, actions)
 
     async def aclose(self) -> None:
         self._closed = True

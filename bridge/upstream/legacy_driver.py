@@ -164,6 +164,10 @@ class LegacySession:
         self.init_result = result
         self.transport.initialized(version)
         await self.transport.send(jsonrpc.notification("notifications/initialized"))
+        if rules.settles_start(self.rec.caps):
+            # What the server asks at once is held (``_hold``) before the first call begins (``LegacyCall.settle_first``).
+            with contextlib.suppress(UpstreamError):
+                await self.roundtrip("ping", None, rules.SETTLE_TIMEOUT_S)
         self.state = "ready"
         self.inits += 1
         log.info("upstream %s: session initialized (%s, %s)", self.owner.name, version, self.transport.kind)

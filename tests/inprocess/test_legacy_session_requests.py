@@ -91,10 +91,10 @@ async def test_roots_asked_before_any_call_reach_the_next_caller_and_go_upstream
     retry = {**call, "id": 2, "params": {**call["params"], "requestState": first["result"]["requestState"],
                                          "inputResponses": {key: ROOTS}}}
     final = await up.call(retry, ALICE, discard)
-    # The call ran before the client's answer reached the server (as on a direct connection) ...
-    assert final["result"]["content"][0]["text"] == "none"
+    # The client's answer reached the server before the call went upstream (issue #30: the first call sees them) ...
+    assert final["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]
     assert await asyncio.wait_for(server.answers.get(), 10) == {"jsonrpc": "2.0", "id": 1000, "result": ROOTS}
-    # ... and the next call sees the roots the client declared.
+    # ... and so does the next call.
     again = await up.call(tools_call(3, "allowed", ROOTS_CAPS), ALICE, discard)
     assert again["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]
     await stop(listening, up)
@@ -132,7 +132,7 @@ async def test_a_2025_client_behind_the_bridge_gets_the_roots_request_for_real()
     spec.legacy("ListRootsRequest", question)
     await front.on_frame(jsonrpc.result_response(question["id"], ROOTS))
     answer = await next_frame()
-    assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "none"  # ran before the answer, as directly
+    assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == ROOTS["roots"][0]["uri"]  # ran after the answer
     # (the session the front opened for server/discover declared nothing: that one was answered -32601)
     server = next(t.server for t in bank.made if "roots" in t.server.received[0]["params"]["capabilities"])
     assert (await asyncio.wait_for(server.answers.get(), 10))["result"] == ROOTS

@@ -45,6 +45,11 @@ class LegacyCall:
     server_info: dict[str, Any] | None = None
     ttl_ms: int = 0
     cache_scope: str = "private"
+    deferred: Message | None = None
+    """The upstream request itself while it waits for the session-start requests asked before it (``settle_first``)."""
+    settle_ms: int = 0
+    release_at: int | None = None
+    """When ``deferred`` goes upstream: ``settle_ms`` after the last answer went (the server applies them first)."""
 
     # --- start -----------------------------------------------------------------------------------
 
@@ -59,6 +64,29 @@ class LegacyCall:
         # upstream id); the client's token is restored on the way back.
         token = upstream_id if call.client_token is not None else None
         return call, [ToServer(tx.to_legacy_request(request, upstream_id, token))]
+
+    def settle_first(self, begun: list[Step], held: list[Message], now_ms: int, settle_ms: int = 0) -> list[Step]:
+        """The session asked its client something before this call could carry it (a 2025 server may send
+        ``roots/list`` right after ``notifications/initialized``, 2025-11-25 client/roots.mdx §Listing Roots; the
+        pool held it, ``Pool.hold``). What the server does with the answer can decide what the call may do (the
+        directories a file server grants), so the client is asked first and the call (``begun``, the steps of
+        ``begin``) goes upstream only after the answers (2026-07-28 basic/patterns/mrtr.mdx §Basic Workflow: one
+        ``input_required`` round). The spec gives no signal that the server has applied an answer (server-filesystem
+        resolves the roots' directories after answering), so the call follows ``settle_ms`` after the answers.
+        A request the client cannot be asked is declined and the call goes on."""
+        if not held:
+            return begun
+        refused: list[Step] = []
+        for frame in held:
+            if self.rounds.on_input(frame, now_ms) is None:
+                refused.append(ToServer(refusal_frame(frame["id"], frame["method"])))
+        decision = self.rounds.close(self.caps, self.client_id)
+        if decision.input_requests is None:  # nothing the client could be asked: declined, the call goes on
+            return refused + [ToServer(f) for f in decision.refusals] + begun
+        first = begun[0]
+        assert isinstance(first, ToServer)
+        self.deferred, self.phase, self.settle_ms = first.frame, "parked", settle_ms
+        return refused + [AskClient(decision.input_requests)]
 
     def _bind(self, request: Message) -> None:
         """The client request currently riding this upstream call (changes on each MRTR retry)."""
@@ -94,11 +122,21 @@ class LegacyCall:
         return self._note(msg)
 
     def on_timer(self, now_ms: int) -> list[Step]:
-        if self.phase != "running" or not self.rounds.coalescing():
+        if self.phase != "running":
+            return []
+        if self.deferred is not None and self.release_at is not None:
+            if now_ms < self.release_at:
+                return [Wake(self.release_at)]
+            return self._release()
+        if not self.rounds.coalescing():
             return []
         return self._close_round(now_ms)
 
-    def resume(self, request: Message) -> list[Step]:
+    def _release(self) -> list[Step]:
+        frame, self.deferred, self.release_at = self.deferred, None, None
+        return [ToServer(frame)] if frame is not None else []
+
+    def resume(self, request: Message, now_ms: int | None = None) -> list[Step]:
         """The client's retry with ``inputResponses`` (its requestState already verified by the shell)."""
         if self.phase != "parked":
             return [Finish(_invalid_state(request.get("id")))]
@@ -115,6 +153,11 @@ class LegacyCall:
         if again is not None:
             self.phase = "parked"
             return actions + [AskClient(again)]
+        if self.deferred is not None:  # the session-start requests are answered: now (or soon) the call goes upstream
+            if self.settle_ms > 0 and now_ms is not None:
+                self.release_at = now_ms + self.settle_ms
+                return actions + [Wake(self.release_at)]
+            return actions + self._release()
         held, self.held = self.held, []
         for note in held:
             actions += self._note(note)
@@ -130,6 +173,8 @@ class LegacyCall:
         self.phase = "done"
         # 2025-11-25 basic/utilities/cancellation.mdx §Cancellation Flow: tell the server explicitly.
         frames = self.rounds.refuse_all()
+        if self.deferred is not None:  # the server never saw the call: nothing to cancel
+            return [ToServer(f) for f in frames]
         frames.append(jsonrpc.notification("notifications/cancelled", {"requestId": self.upstream_id, "reason": reason}))
         return [ToServer(f) for f in frames]
 

@@ -225,9 +225,10 @@ class Pool:
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
                    server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str,
-                   now_ms: int = 0, meta: dict[str, Any] | None = None) -> tuple[LegacyCall, list[Step]]:
+                   now_ms: int = 0, meta: dict[str, Any] | None = None, settle_ms: int = 0) -> tuple[LegacyCall, list[Step]]:
         """Start ``request`` on session ``sid`` as upstream request ``upstream_id``. An input-capable
-        call also takes the session-level requests held for it (``hold``): they ask its caller. ``meta``: the
+        call also takes the session-level requests held for it (``hold``): they ask its caller first, and the call
+        goes upstream ``settle_ms`` after their answers (``LegacyCall.settle_first``). ``meta``: the
         request's ``_meta`` when already looked up."""
         s = self.sessions[sid]
         s.calls.append(upstream_id)
@@ -236,13 +237,14 @@ class Pool:
                                          meta=meta)
         if exclusive:
             s.lease = upstream_id
-            actions += self._hand_held(s, call, now_ms)
+            held, s.held = s.held, []
+            actions = call.settle_first(actions, [frame for frame, _deadline in held], now_ms, settle_ms)
         return call, actions
 
     def resume_call(self, sid: str, call: LegacyCall, request: Message, now_ms: int) -> list[Step]:
         """A parked call runs again (its lease is back): the client's answers go upstream, and when the
         call is running again it takes the session-level requests held meanwhile."""
-        actions = call.resume(request)
+        actions = call.resume(request, now_ms)
         s = self.sessions.get(sid)
         if s is not None and call.phase == "running":
             actions += self._hand_held(s, call, now_ms)
@@ -305,7 +307,7 @@ class Pool:
     def relock(self, sid: str, upstream_id: int) -> bool:
         """A parked call resumes: it needs its own session's lease back (False: someone else runs)."""
         s = self.sessions.get(sid)
-        if s is None or s.lease is not None:
+        if s is None or s.lease not in (None, upstream_id):
             return False
         s.lease = upstream_id
         return True
@@ -348,7 +350,8 @@ class Pool:
                         call.rounds.round, expires_ms)
         self.parked[puc] = rec
         s = self.sessions.get(sid)
-        if s is not None and s.lease == call.upstream_id:
+        if s is not None and s.lease == call.upstream_id and call.deferred is None:
+            # (a call not yet forwarded keeps it: the session is not settled until its client's answers are in)
             s.lease = None
         released = []
         for limit, cap, owner in (("parked_per_identity", limits.parked_per_identity, principal),

@@ -11,7 +11,7 @@ from typing import Any
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_server import frames as tx
-from mcp_eras.bridge.translate.legacy_server.pool import LIMIT_ERROR, Refuse
+from mcp_eras.bridge.translate.legacy_server.pool import INPUT_CAPABILITIES, LIMIT_ERROR, Refuse
 
 HELD_WAIT_S = 60.0
 """How long a session-level server request waits for a call to carry it (at most the request timeout;
@@ -28,6 +28,18 @@ def initialize_request_params(caps: dict[str, Any] | None, client_info: dict[str
     own when the session is the bridge's (a provisional one, or a caller that sent none)."""
     info = {"name": str(client_info.get("name")), "version": str(client_info.get("version", "0"))} if client_info else bridge_info
     return tx.initialize_params(caps, info)
+
+
+SETTLE_TIMEOUT_S = 2.0
+"""How long the ``ping`` that closes a session's start may take (a server that does not answer it is not waited for)."""
+
+def settles_start(caps: dict[str, Any] | None) -> bool:
+    """Whether a new session waits, after ``notifications/initialized``, for the requests its server asks at once
+    (2025-11-25 client/roots.mdx §Listing Roots: e.g. ``roots/list``) before its first call goes upstream: only when
+    its client declared something it can be asked for (otherwise each is answered -32601 on arrival, as such a client
+    would). The wait is one ``ping`` (2025-11-25 basic/utilities/ping.mdx: either party may send it): a server handles
+    its input in order, so what it asked on ``initialized`` arrives before the ping's answer."""
+    return bool(caps) and not caps.keys().isdisjoint(INPUT_CAPABILITIES)  # type: ignore[union-attr]
 
 
 def unsupported_version(result: Any) -> str:
