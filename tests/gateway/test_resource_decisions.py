@@ -161,6 +161,9 @@ def test_introspection_answer_rfc7662_section_2_2() -> None:
     assert isinstance(ok, tk.Accepted) and ok.subject == f"{ISS}|Z5O3upPC88QrAjx00dis"
     no_iss = tk.check_claims({k: v for k, v in answer.items() if k != "iss"}, NOW, RULES, introspected=True)
     assert isinstance(no_iss, tk.Accepted)
+    client_token = {k: v for k, v in answer.items() if k not in ("sub", "username")}
+    assert tk.check_claims(client_token, NOW, RULES, introspected=True).subject == f"{ISS}|l238j323ds-23ij4"  # type: ignore[union-attr]
+    assert isinstance(tk.check_claims({**claims(sub=None), "client_id": "c"}, NOW, RULES), tk.Refused)  # a JWT needs sub
     for inactive in ({"active": False}, {**answer, "active": "true"}, {k: v for k, v in answer.items() if k != "active"}):
         refused = tk.check_claims(inactive, NOW, RULES, introspected=True)
         assert isinstance(refused, tk.Refused) and refused.description == "token is not active"

@@ -169,11 +169,13 @@ def test_key_rotation_is_followed_with_a_rate_limited_refetch(fleet: fp.FleetBri
 
 
 @contextlib.contextmanager
-def single_bridge(stub: Issuer, *extra: str) -> Iterator[str]:
+def single_bridge(stub: Issuer, *extra: str, client: tuple[str, str] | None = None, issuer_url: str | None = None) -> Iterator[str]:
     port = peers.free_port()
-    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--auth-issuer", stub.url,
-           "--auth-audience", f"http://127.0.0.1:{port}/mcp", *extra, "--", peers.MODERN_PYTHON, str(fp.MODERN_SERVER), "stdio"]
-    with peers.running(cmd, port):
+    cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--auth-issuer",
+           issuer_url or stub.url, "--auth-audience", f"http://127.0.0.1:{port}/mcp", *extra, "--", peers.MODERN_PYTHON,
+           str(fp.MODERN_SERVER), "stdio"]
+    client_id, secret = client or stub.client
+    with peers.running(cmd, port, env={"MCP_BRIDGE_AUTH_CLIENT_ID": client_id, "MCP_BRIDGE_AUTH_CLIENT_SECRET": secret}):
         yield f"http://127.0.0.1:{port}"
 
 
@@ -187,6 +189,33 @@ def test_single_server_front(stub: Issuer) -> None:
         ok = post(url, bearer(stub.token(url)))
         assert ok.status_code == 200 and "hi" in ok.text
         assert post(url, bearer(stub.token(url + "/other"))).status_code == 401
+        assert httpx.get(f"{base}/healthz", timeout=30).status_code == 200
+
+
+def test_opaque_tokens_are_introspected_rfc7662(stub: Issuer) -> None:
+    with single_bridge(stub, "--auth-introspection-url", stub.url + "introspect") as base:
+        url = f"{base}/mcp"
+        before = stub.introspections
+        token = stub.opaque_token(url)
+        for _ in range(3):  # an answer is kept a while: introspected once
+            ok = post(url, bearer(token))
+            assert ok.status_code == 200 and "hi" in ok.text
+        assert stub.introspections == before + 1
+        for refused, reason in ((stub.opaque_token(url + "/other"), "token was issued for another resource"),
+                                ("unknown-opaque-token", "token is not active")):
+            resp = post(url, bearer(refused))
+            assert resp.status_code == 401 and challenge(resp)["error_description"] == reason
+    with single_bridge(stub, "--auth-introspection-url", stub.url + "introspect", client=("bridge", "wrong")) as base:
+        resp = post(f"{base}/mcp", bearer(stub.opaque_token(f"{base}/mcp")))
+        assert resp.status_code == 503 and resp.json()["error_description"] == "the token could not be introspected"
+
+
+def test_unreachable_keys_are_503_and_the_bridge_lives_on(stub: Issuer) -> None:
+    with single_bridge(stub, issuer_url=f"http://127.0.0.1:{peers.free_port()}/") as base:
+        url = f"{base}/mcp"
+        for _ in range(2):
+            resp = post(url, bearer(stub.token(url)))
+            assert resp.status_code == 503 and resp.json()["error_description"] == "the authorization server's keys could not be fetched"
         assert httpx.get(f"{base}/healthz", timeout=30).status_code == 200
 
 

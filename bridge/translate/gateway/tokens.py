@@ -179,6 +179,8 @@ def check_claims(claims: Mapping[str, Any], now: float, rules: TokenRules, *, in
     if nbf is not None and now + rules.skew < nbf:  # type: ignore[operator]
         return _refused("token is not valid yet")
     sub = claims.get("sub")
+    if introspected and sub is None:
+        sub = claims.get("client_id")  # a client's own token (no resource owner): RFC 9068 section 2.2 names the client
     if not isinstance(sub, str) or not sub:
         return _refused("token names no subject")
     scopes = granted_scopes(claims)
