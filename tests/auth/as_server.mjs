@@ -18,12 +18,19 @@
 // (tests/conformance/headless_opener.py) therefore completes a sign-in on its own. AS_DENY=1 makes the
 // interaction deny instead (access_denied). AS_EVENT_LOG: see `event` below.
 //
+// Options for the gateway's upstream credentials (issue 34), off unless set:
+// - AS_CLIENT_CREDENTIALS=1: the client credentials grant (RFC 6749 section 4.4) for clients registered with it;
+//   with a `resource` the token is a JWT for that resource like every other (its `sub` is the client's id);
+// - AS_TOKEN_EXCHANGE=1: the RFC 8693 token exchange grant: a `subject_token` this server issued (a JWT access token,
+//   checked for signature, issuer and expiry) is exchanged for a JWT access token for the `resource` asked for, with
+//   the same `sub` and an `act` claim naming the exchanging client (RFC 8693 section 4.1).
+//
 // Usage: AS_NODE_MODULES=<dir holding oidc-provider> node as_server.mjs
 //   listens on 127.0.0.1, an ephemeral port (AS_PORT to choose one), and prints one line
 //   `READY <issuer>` on stdout when it serves (and writes the issuer into AS_READY_FILE, if set).
 //   Logs go to stderr. (An ES module resolves packages from
 //   its own folder, not NODE_PATH: the package is loaded from AS_NODE_MODULES by path.)
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -61,6 +68,7 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
+    clientCredentials: { enabled: process.env.AS_CLIENT_CREDENTIALS === '1' },
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
@@ -81,6 +89,45 @@ const provider = new Provider(issuer, {
   ttl: { AccessToken: ttl, AuthorizationCode: 60, Interaction: 300, Session: 3600, Grant: 3600, RefreshToken: 86400 },
 });
 provider.proxy = false;
+
+// RFC 8693 token exchange (AS_TOKEN_EXCHANGE=1): the JWTs are signed and checked here with the provider's own key.
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const b64url = (data) => Buffer.from(data).toString('base64url');
+const publicKey = createPublicKey(privateKey);
+
+function ownJwtClaims(token) {
+  const parts = String(token || '').split('.');
+  if (parts.length !== 3) return null;
+  const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString());
+  if (header.alg !== 'RS256' || header.kid !== signingKey.kid) return null;
+  if (!verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, Buffer.from(parts[2], 'base64url'))) return null;
+  const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString());
+  return claims.iss === issuer && claims.exp > Date.now() / 1000 ? claims : null;
+}
+
+function signedJwt(payload) {
+  const head = b64url(JSON.stringify({ alg: 'RS256', kid: signingKey.kid, typ: 'at+jwt' }));
+  const body = b64url(JSON.stringify(payload));
+  return `${head}.${body}.${sign('sha256', Buffer.from(`${head}.${body}`), privateKey).toString('base64url')}`;
+}
+
+if (process.env.AS_TOKEN_EXCHANGE === '1') {
+  provider.registerGrantType(TOKEN_EXCHANGE, async (ctx) => {
+    const { params, client } = ctx.oidc;
+    if (params.subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('unsupported subject_token_type');
+    if (!params.resource) throw new errors.InvalidTarget('a resource is required');
+    let claims = null;
+    try { claims = ownJwtClaims(params.subject_token); } catch { claims = null; }
+    if (!claims) throw new errors.InvalidGrant('subject_token is not a valid access token of this server');
+    const now = Math.floor(Date.now() / 1000);
+    const scope = scopes.join(' ');
+    const token = signedJwt({ iss: issuer, sub: claims.sub, aud: params.resource, client_id: client.clientId, scope,
+      iat: now, exp: now + ttl, jti: randomUUID(), act: { sub: client.clientId } });
+    console.error(`as_server: exchanged a token of ${claims.sub} for ${params.resource}`);
+    ctx.body = { access_token: token, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: ttl, scope };
+  }, ['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope']);
+}
 
 // The page-less interaction: sign the fixed user in, then consent to exactly what was asked.
 async function interaction(req, res) {
