@@ -12,6 +12,7 @@ import libcst as cst
 from mcp_eras.migrate.index import ServerCtor
 from mcp_eras.migrate.model import Kind, RuleMeta, Safety
 from mcp_eras.migrate.rules._lib.transport import ALL_KWARGS, ANCHOR, StartSiteEditor, plan
+from mcp_eras.migrate.rules._lib.transport_defaults import HELPER_NAME, add_helper, defaults_call, helper_position
 from mcp_eras.migrate.rules.sdk import SERVER_CLASS
 
 
@@ -46,6 +47,8 @@ class Rule(StartSiteEditor):
                                   "server is not bound to a plain name, so its start sites are unknown", fixed=False)
             return updated
         decision = plan(ctor, self.ctx.index)
+        if not decision.movable and self.can_fix and self._fallback(original, updated, ctor, var):
+            return updated.with_changes(args=self._without_transport(updated))
         if not decision.movable or not self.can_fix:
             self.report(original, decision.reason or "move the transport kwargs to the start call", fixed=False)
             return updated
@@ -55,15 +58,47 @@ class Rule(StartSiteEditor):
         if not self.report(original, "; ".join(notes) or "transport kwargs moved to the start call", fixed=True,
                            review=bool(notes)):
             return updated
-        args = [a for a in updated.args if not (a.keyword and a.keyword.value in ALL_KWARGS)]
-        if args and args[-1] is not updated.args[-1]:
-            args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
+        args = self._without_transport(updated)
         if decision.stash and var is not None:
             moved = [a for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
             items = ", ".join(f'"{a.keyword.value}": {cst.Module([]).code_for_node(a.value)}'  # type: ignore[union-attr]
                               for a in moved)
             self.stash_line = cst.parse_statement(f"{var}._mcp_v1_transport = {{{items}}}\n")
         return updated.with_changes(args=args)
+
+    @staticmethod
+    def _without_transport(call: cst.Call) -> list[cst.Arg]:
+        args = [a for a in call.args if not (a.keyword and a.keyword.value in ALL_KWARGS)]
+        if args and args[-1] is not call.args[-1]:
+            args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
+        return args
+
+    def _fallback(self, original: cst.Call, updated: cst.Call, ctor: ServerCtor, var: str) -> bool:
+        """No start site in the project (issue 31): v2's constructor would raise ``TypeError`` at
+        import, so the kwargs become defaults of the server's start methods (``transport_defaults``)
+        when the constructor is a plain ``var = MCPServer(...)`` statement below the file's imports."""
+        if self.ctx.index.sites_for(ctor) or not ctor.kwargs or ctor.settings:
+            return False
+        statements = self.ctx.statements
+        top = statements[0] if statements else None
+        module = self.ctx.wrapper.module if self.ctx.wrapper is not None else None
+        if module is None or top not in module.body or module.body.index(top) < helper_position(module):
+            return False
+        if any(s.name.value == HELPER_NAME for s in module.body if isinstance(s, cst.FunctionDef)):
+            return False  # a name of the project's own: never shadow it
+        moved = [a for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
+        names = ", ".join(f"`{a.keyword.value}`" for a in moved if a.keyword)
+        pronoun = "it" if len(moved) == 1 else "them"
+        if not self.report(original, f"no start call was found: pass {names} where the server starts "
+                                     f"(`{HELPER_NAME}` applies {pronoun} until then)", fixed=True, review=True):
+            return False
+        self.stash_line = defaults_call(var, moved)
+        self.needs_helper = True
+        return True
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        updated_node = super().leave_Module(original_node, updated_node)
+        return add_helper(updated_node) if getattr(self, "needs_helper", False) else updated_node
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine

@@ -45,7 +45,29 @@ CASES: list[Case] = [
     Case("MCP003", """
         from mcp.server.fastmcp import FastMCP
         mcp = FastMCP("Demo", port=8001)
-        """, None, {"manual"}, 1),
+        """, """
+        from mcp.server.fastmcp import FastMCP
+
+
+        def _mcp_v1_transport_defaults(server, **settings):
+            \"\"\"mcp-migrate (MCP003): v1 took these transport settings in the server constructor, v2 takes
+            them when the server starts. No start call was found, so they become defaults of the server's
+            start methods; pass them at the call that starts it, then delete this helper.\"\"\"
+            import functools
+            import inspect
+
+            for name in ("run_sse_async", "run_streamable_http_async", "sse_app", "streamable_http_app"):
+                method = getattr(server, name)
+                preset = {k: v for k, v in settings.items() if k in inspect.signature(method).parameters}
+                if preset:
+                    setattr(server, name, functools.partial(method, **preset))
+
+
+        """ + "# TODO(mcp-migrate MCP003): no start call was found: pass `port` where the server starts "
+             "(`_mcp_v1_transport_defaults` applies it until then)" + """
+        mcp = FastMCP("Demo")
+        _mcp_v1_transport_defaults(mcp, port=8001)
+        """, {"review"}, 1),
     Case("MCP003", """
         from mcp.server.fastmcp import FastMCP
         mcp = FastMCP("Demo", host="0.0.0.0")
