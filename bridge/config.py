@@ -76,6 +76,9 @@ class Settings(BaseModel):
     """Legacy upstream: sessions one identity may hold (its input-capable calls run one per session)."""
     pool_idle_timeout: float = 600.0
     """Legacy upstream: a session without calls, parked calls or subscriptions this long is closed."""
+    pool_departed_timeout: float = 30.0
+    """Legacy upstream: an idle session other than the most recently used one (for stdio: a child kept for a client
+    identity whose callers have left) is closed this long after its last use (at most ``pool_idle_timeout``)."""
     session_start_settle: float = 0.25
     """Legacy upstream: a call that waited for its client's answers to what a new session's server asked at once
     (``roots/list`` after ``initialized``) goes upstream this long after them, so the server has applied them."""
