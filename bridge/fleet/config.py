@@ -21,6 +21,11 @@ TOML::
     rate = "10/s"                 # per caller (principal): N/s, N/min or N/h; over it 429 (README "Rate limits")
     burst = 20                    # requests at once (default: one second's worth)
 
+    upstream_auth = { mode = "token_exchange", issuer = "https://login.example/", client_id = "gw",
+                      client_secret_env = "GW_SECRET" }   # none | header | client_credentials | token_exchange
+    deny_tools = ["drop_*"]       # per-tool policy: allow_tools, deny_tools, tool_scopes = { write = "files:write" }
+    audit_arguments = false       # the audit line of each call names no arguments unless true
+
     [auth]                        # optional: require sign-in (each server an OAuth resource server)
     issuer = "https://login.example/"
     audience = "https://gw.example"     # the fleet's public base URL; tokens name {audience}/servers/NAME/mcp
@@ -45,8 +50,11 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.gateway.upstream_auth import UpstreamCredentials
 from mcp_eras.bridge.translate.eras import EraSetting
+from mcp_eras.bridge.translate.gateway.policy import ToolPolicy
 from mcp_eras.bridge.translate.gateway.ratelimit import RateLimit, limit_of
+from mcp_eras.bridge.translate.gateway.upstream_auth import UpstreamAuth
 from mcp_eras.bridge.upstream.factory import Target
 
 log = logging.getLogger("mcp_bridge.fleet.config")
@@ -139,11 +147,70 @@ class RollbackConfig(BaseModel):
     window: float = Field(60.0, gt=0)
 
 
+POLICY_KEYS = ("allow_tools", "deny_tools", "tool_scopes", "audit", "audit_arguments")
+"""Per-server gateway keys (``mcp_eras.bridge.layers.policy``), applied in place on a reload."""
+
+
 STAGING_KEYS = {"shadow", "shadow_tools", "shadow_ignore", "shadow_concurrency", "shadow_timeout", "canary", "rollback",
-                "rate", "burst"}
+                "rate", "burst", *POLICY_KEYS}
 """Per-server keys a reload applies in place (they never restart the server)."""
 SCALE_KEYS = ("state_store", "state_key", "instance_id", "advertise_url")
 """``[bridge]`` keys read once at start (a reload never changes them: restart the instance)."""
+
+
+class UpstreamAuthConfig(BaseModel):
+    """``upstream_auth = { mode = ..., ... }`` (or just ``upstream_auth = "none"``): the bridge's own credential at an
+    HTTP server (``mcp_eras.bridge.translate.gateway.upstream_auth``). Secrets may come from environment variables
+    (``value_env``, ``client_secret_env``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["none", "header", "client_credentials", "token_exchange"] = "none"
+    header: str = "Authorization"
+    value: str | None = None
+    value_env: str | None = None
+    token_endpoint: str | None = None
+    issuer: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_secret_env: str | None = None
+    auth_method: Literal["client_secret_basic", "client_secret_post", "none"] | None = None
+    resource: str | None = None
+    audience: str | None = None
+    scope: str | None = None
+    cache_entries: int = Field(10_000, ge=0)
+    cache_bytes: int = Field(16 << 20, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return {"mode": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _complete(self) -> UpstreamAuthConfig:
+        if self.value is not None and self.value_env is not None or self.client_secret and self.client_secret_env:
+            raise ValueError("give a secret or the environment variable holding it, not both")
+        if self.mode == "header" and self.value is None and self.value_env is None:
+            raise ValueError("mode 'header' needs 'value' or 'value_env'")
+        if self.mode in ("client_credentials", "token_exchange") and not self.client_id:
+            raise ValueError(f"mode {self.mode!r} needs 'client_id' (the bridge's client at the authorization server)")
+        return self
+
+    def resolve(self, name: str, environ: dict[str, str]) -> UpstreamAuth:
+        def secret(value: str | None, var: str | None, key: str) -> str | None:
+            if var is None:
+                return value
+            if var not in environ:
+                raise ConfigError(f"server {name!r}: environment variable {var} (upstream_auth.{key}) is not set")
+            return environ[var]
+
+        fields = self.model_dump(exclude={"value_env", "client_secret_env", "cache_entries", "cache_bytes"})
+        fields.update(value=secret(self.value, self.value_env, "value_env"),
+                      client_secret=secret(self.client_secret, self.client_secret_env, "client_secret_env"))
+        try:
+            return UpstreamAuth(**fields, cache_entries=self.cache_entries, cache_bytes=self.cache_bytes)
+        except ValueError as exc:
+            raise ConfigError(f"server {name!r}: upstream_auth: {exc}") from None
 
 
 class ServerConfig(BaseModel):
@@ -185,6 +252,17 @@ class ServerConfig(BaseModel):
     """Requests per caller (principal) at this server: ``N/s``, ``N/min`` or ``N/h`` (over it: 429 / -32000)."""
     burst: int | None = Field(None, ge=1)
     """Requests a caller may send at once under ``rate`` (default: one second's worth, at least 1)."""
+    upstream_auth: UpstreamAuthConfig | None = None
+    """The bridge's credential at this HTTP server (none | header | client_credentials | token_exchange)."""
+    allow_tools: list[str] | None = None
+    """Only these tools (names or ``*`` patterns) are listed and callable (default: all not denied)."""
+    deny_tools: list[str] = Field(default_factory=list)
+    tool_scopes: dict[str, str] = Field(default_factory=dict)
+    """Tool (or pattern) -> the scope(s), space-separated, a caller's token needs to see and call it."""
+    audit: bool = False
+    """One audit line per call (always on behind ``[auth]`` or with a policy)."""
+    audit_arguments: bool = False
+    """The audit line carries the call's arguments."""
 
     @field_validator("url")
     @classmethod
@@ -222,7 +300,15 @@ class ServerConfig(BaseModel):
                     raise ValueError(f"'{key}' applies to stdio upstreams ('command'), not to a url")
         if self.bearer and self.bearer_env:
             raise ValueError("give 'bearer' or 'bearer_env', not both")
+        if self.upstream_auth is not None and self.upstream_auth.mode != "none":
+            if self.url is None:
+                raise ValueError("'upstream_auth' applies to HTTP upstreams ('url'), not to a command")
+            if self.bearer or self.bearer_env:
+                raise ValueError("give 'bearer'/'bearer_env' or 'upstream_auth', not both")
         return self
+
+    def tool_policy(self) -> ToolPolicy:
+        return ToolPolicy.of(self.allow_tools, self.deny_tools, self.tool_scopes)
 
     def http_transport(self) -> str:
         kind = self.type if self.transport == "auto" else self.transport
@@ -318,7 +404,14 @@ def server_target(name: str, server: ServerConfig, environ: dict[str, str] | Non
                 raise ConfigError(f"server {name!r}: environment variable {server.bearer_env} (bearer_env) is not set")
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        return Target(url=server.url, headers=headers, name=name, transport=server.http_transport())
+        auth = None
+        if server.upstream_auth is not None:
+            spec = server.upstream_auth.resolve(name, environ)
+            if spec.mode == "header" and spec.value is not None:
+                headers[spec.header] = spec.value
+            elif spec.obtains_tokens:
+                auth = UpstreamCredentials(spec, server.url, name=name)
+        return Target(url=server.url, headers=headers, name=name, transport=server.http_transport(), auth=auth)
     assert server.command is not None
     if server.env_passthrough is None:
         env, inherit = dict(server.env), True

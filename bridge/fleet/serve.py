@@ -52,9 +52,11 @@ from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from mcp_eras.bridge.fleet.scale import FleetScale, resolve
 from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
+from mcp_eras.bridge.gateway.audit import AuditLog
 from mcp_eras.bridge.layers import staged as stage
 from mcp_eras.bridge.layers.managed import ManagedUpstream, register_metrics
 from mcp_eras.bridge.layers.observe import cluster_metrics, fleet_health_status, fleet_readyz
+from mcp_eras.bridge.layers.policy import GatewayUpstream
 from mcp_eras.bridge.layers.ratelimit import RateLimitedUpstream
 from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.translate import eras
@@ -96,6 +98,15 @@ class Entry:
     """Scaled out: ``own_legacy`` over the shared store (sessions relayed to, or adopted from, other instances)."""
     limited: RateLimitedUpstream | None = None
     """The server's rate limit (``rate``, ``burst``) over ``staged``; a reload changes it in place."""
+    gated: GatewayUpstream | None = None
+    """The server's tool policy, caller and audit (``mcp_eras.bridge.layers.policy``) over ``limited``; a reload changes it
+    in place."""
+
+    @property
+    def bypass_allowed(self) -> bool:
+        """Whether 2025 clients may pass through untranslated: nothing of the gateway layer to apply, and no credential
+        of the bridge's own that the passthrough would not carry."""
+        return (self.gated is None or not self.gated.active) and self.upstream.slot.target.auth is None
 
 
 class Router:
@@ -139,20 +150,21 @@ class Router:
         buckets = open_store(settings.state_store, self.scale.prefix(name) if self.scale is not None else "mcp-bridge")
         limited = RateLimitedUpstream(staged, buckets, server.rate_limit(), self.metrics, name,
                                       request_timeout=settings.request_timeout)
-        legacy = self._legacy_cls(limited, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
+        gated = GatewayUpstream(limited, name, server.tool_policy(), _audit(cfg, server))
+        legacy = self._legacy_cls(gated, settings) if self._legacy_cls is not None and settings.front_era != "2026-07-28" else None
         if self.scale is None:
-            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, limited, legacy), upstream, staged, legacy,
-                         own_legacy=legacy, limited=limited)
+            return Entry(name, fc.fingerprint(cfg.bridge, server), HttpFront(settings, gated, legacy), upstream, staged, legacy,
+                         own_legacy=legacy, limited=limited, gated=gated)
         from mcp_eras.bridge.scaleout.tasks import attach_found
         from mcp_eras.bridge.scaleout.wiring import scale_out
 
-        cluster, relay, _routes = scale_out(limited, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
+        cluster, relay, _routes = scale_out(gated, legacy, settings, f"{self.base_url}/servers/{name}", self.scale.prefix(name))
         # each upstream generation's task records go to the shared store
         upstream.on_delegate = functools.partial(attach_found, cluster=cluster)
         front = HttpFront(settings, cluster, relay)
         front.param_headers = cluster.param_headers
         return Entry(name, fc.fingerprint(cfg.bridge, server), front, upstream, staged, relay, cluster=cluster,
-                     own_legacy=legacy, relay=relay, limited=limited)
+                     own_legacy=legacy, relay=relay, limited=limited, gated=gated)
 
     def _peer(self, name: str) -> ManagedUpstream | None:
         """Another server's upstream, for a shadow or canary (None when it is not configured now)."""
@@ -221,6 +233,8 @@ class Router:
                 staged.configure(stage.StageConfig.of(server))
                 if self.entries[name].limited is not None:
                     self.entries[name].limited.configure(server.rate_limit())  # type: ignore[union-attr]
+                if self.entries[name].gated is not None:
+                    self.entries[name].gated.configure(server.tool_policy(), _audit(cfg, server))  # type: ignore[union-attr]
                 if (staged.stage.cfg if staged.stage is not None else None) != before and current is not None:
                     changes["staged"].append(name)
             self.config = cfg
@@ -316,7 +330,8 @@ class Router:
         token = stage.bind_session(request.headers.get("mcp-session-id"))
         try:
             if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
-                    or entry.staged.stage is not None or (entry.limited is not None and entry.limited.limit is not None)):
+                    or entry.staged.stage is not None or (entry.limited is not None and entry.limited.limit is not None)
+                    or not entry.bypass_allowed):
                 return await entry.front.endpoint(request)
             return await self._same_era_or_front(entry, request)
         finally:
@@ -378,6 +393,12 @@ class Router:
             return denied
         result = await self.reload()
         return JSONResponse(result, status_code=200 if result["ok"] else 422)
+
+
+def _audit(cfg: fc.FleetConfig, server: fc.ServerConfig) -> AuditLog | None:
+    """A server's audit log: asked for, or implied by a protected fleet or a tool policy."""
+    wanted = server.audit or server.audit_arguments or cfg.auth is not None or server.tool_policy().active
+    return AuditLog(with_arguments=server.audit_arguments) if wanted else None
 
 
 def _replayed(request: Request, body: bytes) -> Request:

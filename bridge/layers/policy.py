@@ -45,9 +45,20 @@ class GatewayUpstream(Upstream):
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.inner: Upstream = inner
         self.server = server
+        self.clock = clock
+        self.policy = gp.ToolPolicy()
+        self.audit: AuditLog | None = None
+        self.configure(policy, audit)
+
+    def configure(self, policy: gp.ToolPolicy | None, audit: AuditLog | None) -> None:
+        """Set the policy and the audit log (a fleet reload changes them in place)."""
         self.policy = policy or gp.ToolPolicy()
         self.audit = audit
-        self.clock = clock
+
+    @property
+    def active(self) -> bool:
+        """Whether this layer does anything for a caller the front checked no token of."""
+        return self.policy.active or self.audit is not None
 
     @property  # type: ignore[override]
     def era(self) -> Any:
@@ -73,6 +84,8 @@ class GatewayUpstream(Upstream):
             await self.inner.roots_changed(ctx)
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+        if ctx.subject is None and not self.active:
+            return await self.inner.call(request, ctx, emit)  # transparent and unconfigured: nothing to do
         ctx = subject_context(ctx)
         started = self.clock()
         method = request.get("method")
