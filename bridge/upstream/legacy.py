@@ -62,7 +62,7 @@ class LegacyUpstream(Upstream):
         self.limits = limits or Limits(
             per_identity_sessions=settings.pool_per_identity, total_sessions=settings.pool_max_sessions,
             parked_per_identity=settings.parked_per_identity, parked_total=settings.parked_total,
-            idle_ms=int(settings.pool_idle_timeout * 1000))
+            idle_ms=int(settings.pool_idle_timeout * 1000), departed_ms=int(settings.pool_departed_timeout * 1000))
         self.pool = Pool()
         self.live: dict[str, LegacySession] = {}
         self.sealer = StateSealer(settings.state_key, settings.instance_id, settings.state_ttl)
@@ -79,6 +79,7 @@ class LegacyUpstream(Upstream):
         """Sessions granted new whose predecessors are still closing: others granted them wait (never a KeyError)."""
         self._closed = False
         self._new_sid = secrets.token_hex(6)
+        self._reaper: asyncio.TimerHandle | None = None
 
     # --- Upstream interface ----------------------------------------------------------------------------
 
@@ -105,6 +106,7 @@ class LegacyUpstream(Upstream):
             await session.ensure_ready()
         finally:
             self.pool.unclaim(session.sid)
+            self._arm_reaper()
         return session
 
     async def roots_changed(self, ctx: CallContext) -> None:
@@ -191,6 +193,8 @@ class LegacyUpstream(Upstream):
             listener.queue.put_nowait(None)
         for handle in self._timers.values():
             handle.cancel()
+        if self._reaper is not None:
+            self._reaper.cancel()
         sessions = list(self.live.values())
         self.live.clear()
         for s in sessions:
@@ -314,6 +318,28 @@ class LegacyUpstream(Upstream):
     def call_closed(self, session: LegacySession, upstream_id: int) -> None:
         self.pool.close_call(session.sid, upstream_id, now_ms())
         self._lease_freed(session.sid)
+        if self._reaper is None:
+            self._arm_reaper()
+
+    def _arm_reaper(self) -> None:
+        """Close idle sessions when due (``Pool.reap``), not only when a caller comes: a client that has left leaves
+        its child behind for 1.5 x ``pool_departed_timeout`` at most. One timer at a time, armed here in O(1) (on
+        every call's end); the sessions are looked at only when it fires."""
+        if self._reaper is None and not self._closed:
+            self._reaper = asyncio.get_running_loop().call_later(self.limits.departed_ms / 2000, self._reap)
+
+    def _reap(self) -> None:
+        self._reaper = None
+        now = now_ms()
+        for sid in self.pool.reap(now, self.limits):
+            session = self.live.pop(sid, None)
+            if session is not None:
+                log.info("upstream %s: closing a session idle past its limit", self.name)
+                self.spawn(session.close())
+        due = self.pool.next_reap_ms(self.limits)
+        if due is not None and not self._closed:
+            delay = min(due - now, self.limits.departed_ms // 2) / 1000
+            self._reaper = asyncio.get_running_loop().call_later(max(0.0, delay), self._reap)
 
     def session_lost(self, session: LegacySession) -> None:
         for rec in self.pool.lost(session.sid):

@@ -44,7 +44,11 @@ class Limits:
     parked_per_identity: int = 64
     parked_total: int = 1024
     idle_ms: int = 600_000
-    """A session without calls, leases, parked calls or subscriptions this long is closed."""
+    """A session without calls, leases, parked calls or subscriptions this long is closed (the most recently used one;
+    the others after ``departed_ms``)."""
+    departed_ms: int = 30_000
+    """An idle session that is not the most recently used one (its identity's callers have left, or it was a spare
+    for concurrent calls) is closed this long after its last use: one stdio child stays warm, not one per client."""
     held_per_session: int = 16
     """Session-level server requests waiting for a client request to carry them (more are answered
     with an error at once)."""
@@ -174,7 +178,7 @@ class Pool:
         caps, info = tx.capabilities_in(meta), tx.info_in(meta)
         key = identity_key(principal, caps, info)
         exclusive = request is not None and needs_lease(request.get("method"), caps)
-        reaped = self._reap_idle(now_ms, limits.idle_ms)
+        reaped = self._reap_idle(now_ms, limits)
         group = self.group(key)
         if exclusive:
             for s in group:
@@ -210,18 +214,35 @@ class Pool:
         group = self.group(key)
         return sum(1 for s in group if s.lease is None) + max(0, limits.per_identity_sessions - len(group))
 
-    def _reap_idle(self, now_ms: int, idle_ms: int) -> tuple[str, ...]:
-        if 0 <= self.reap_at_ms - now_ms <= idle_ms // 10:  # (a clock set back looks at once)
+    def _reap_idle(self, now_ms: int, limits: Limits) -> tuple[str, ...]:
+        period = min(limits.idle_ms, limits.departed_ms) // 10
+        if 0 <= self.reap_at_ms - now_ms <= period:  # (a clock set back looks at once)
             return ()
-        self.reap_at_ms = now_ms + idle_ms // 10
-        gone = tuple(s.sid for s in self.sessions.values()
-                     if now_ms - s.last_used_ms > idle_ms and not s.provisional and s.idle())
-        if gone and self.parked:
-            parked = self._parked_sids()
-            gone = tuple(sid for sid in gone if sid not in parked)
+        self.reap_at_ms = now_ms + period
+        return self.reap(now_ms, limits)
+
+    def _reapable(self, limits: Limits) -> list[tuple[SessionRec, int]]:
+        """The sessions that may be closed when idle long enough, each with how long: the most recently used session
+        ``idle_ms``, every other ``departed_ms`` (never a provisional one, one with a call, lease, claim, subscription
+        or parked call)."""
+        if not self.sessions:
+            return []
+        newest = max(self.sessions.values(), key=lambda s: s.last_used_ms)
+        parked = self._parked_sids() if self.parked else set()
+        departed = min(limits.departed_ms, limits.idle_ms)
+        return [(s, limits.idle_ms if s is newest else departed) for s in self.sessions.values()
+                if not s.provisional and s.idle() and s.sid not in parked]
+
+    def reap(self, now_ms: int, limits: Limits) -> tuple[str, ...]:
+        """Forget the sessions idle past their limit (``_reapable``) and return them (the shell closes them)."""
+        gone = tuple(s.sid for s, after in self._reapable(limits) if now_ms - s.last_used_ms > after)
         for sid in gone:
             self._forget(sid)
         return gone
+
+    def next_reap_ms(self, limits: Limits) -> int | None:
+        """When ``reap`` next finds a session to close if nothing changes (None: none may be closed)."""
+        return min((s.last_used_ms + after + 1 for s, after in self._reapable(limits)), default=None)
 
     def begin_call(self, sid: str, request: Message, upstream_id: int, *, exclusive: bool,
                    server_info: dict[str, Any] | None, ttl_ms: int, cache_scope: str,
