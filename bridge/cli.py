@@ -68,7 +68,7 @@ def _limit(help_: str, name: str, metavar: str = "N") -> typer.models.OptionInfo
 def _root(version: VersionOpt = False) -> None:
     """mcp-bridge: put a client of either MCP era in front of a server of either era.
 
-    Run `mcp-bridge serve -h` to start; `pipx run mcp-eras bridge ...` / `uvx mcp-eras bridge ...` reach the same tool.
+    Run `mcp-bridge serve -h` to start; `mcp-eras bridge ...` reaches the same tool.
     """
 
 

@@ -1,4 +1,4 @@
-"""``mcp-eras``: one command that always reaches this project (``pipx run mcp-eras ...``, ``uvx mcp-eras ...``),
+"""``mcp-eras``: one command that always reaches this project,
 whatever else owns the names ``mcp-bridge`` and ``mcp-migrate`` on a machine or an index.
 
     mcp-eras bridge serve --stdio -- python server.py     (= mcp-bridge ...)
