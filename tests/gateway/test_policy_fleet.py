@@ -6,6 +6,7 @@ and a 2025 client; a call outside policy is refused with the scope it needs and 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -41,13 +42,21 @@ def fleet(stub: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
     port = peers.free_port()
     config, log = tmp / "fleet.toml", tmp / "bridge.log"
     config.write_text(fp.fleet_toml(servers) + f'\n[auth]\nissuer = "{stub.url}"\naudience = "http://127.0.0.1:{port}"\n')
-    cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--log-level", "info",
+    with logged_fleet(config, port, log) as bridge:
+        yield bridge, log
+
+
+@contextlib.contextmanager
+def logged_fleet(config: Path, port: int, log: Path, env: dict[str, str] | None = None,
+                 level: str = "info") -> Iterator[fp.FleetBridge]:
+    """``mcp-bridge serve --config`` with JSON logs at ``level`` into ``log``, once it is ready."""
+    cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--log-level", level,
            "--log-format", "json"]
     logged = ["bash", "-c", f'exec "$@" 2>>"{log}"', "bridge", *cmd]  # the bridge's stderr (its log) into a file
-    with peers.running(logged, port, env=fp.ADMIN_ENV) as proc:
+    with peers.running(logged, port, env={**fp.ADMIN_ENV, **(env or {})}) as proc:
         bridge = fp.FleetBridge(proc, port, config)
         fp.wait_for(lambda: httpx.get(f"{bridge.base}/readyz", timeout=30).status_code == 200, "the fleet's first starts")
-        yield bridge, log
+        yield bridge
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -23,6 +23,7 @@ sys.path.insert(0, str(peers.ROOT / "tests" / "fleet"))
 sys.path.insert(0, str(peers.ROOT / "tests" / "auth"))
 import fleet_peers as fp  # noqa: E402
 from parts import LEGACY, MODERN, SCOPE, AuthServer, auth_server, protected_server  # noqa: E402
+from test_policy_fleet import logged_fleet  # noqa: E402
 from test_upstream_auth_real import register  # noqa: E402
 
 pytestmark = [pytest.mark.legacy_peer, pytest.mark.timeout(600)]
@@ -45,12 +46,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AuthServer
             port = peers.free_port()
             config, log = tmp / "fleet.toml", tmp / "bridge.log"
             config.write_text(fp.fleet_toml(servers) + f'\n[auth]\nissuer = "{issuer.issuer}"\naudience = "http://127.0.0.1:{port}"\n')
-            cmd = [*peers.bridge_cmd(), "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--log-level", "debug",
-                   "--log-format", "json"]
-            logged = ["bash", "-c", f'exec "$@" 2>>"{log}"', "bridge", *cmd]  # the bridge's stderr (its log) into a file
-            with peers.running(logged, port, env={**fp.ADMIN_ENV, "GW_SECRET": bridge_secret}) as proc:
-                bridge = fp.FleetBridge(proc, port, config)
-                fp.wait_for(lambda: httpx.get(f"{bridge.base}/readyz", timeout=30).status_code == 200, "the fleet's first starts")
+            with logged_fleet(config, port, log, {"GW_SECRET": bridge_secret}, "debug") as bridge:
                 yield issuer, bridge, log, {MODERN: modern, LEGACY: legacy, "bridge": bridge_id}
 
 
