@@ -11,7 +11,7 @@ TypeError on the old keywords, so nothing is lost silently).
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -35,6 +35,10 @@ class Rule(SymbolRename):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fixable: set[int] = set()
+        self.before: dict[int, cst.SimpleStatementLine] = {}  # statement -> the line entering its httpx2 client
+        self.taken: set[str] = set()
+        self.inline: set[int] = set()  # client calls given their httpx2 client in place
+        self.entered: dict[int, cst.Call] = {}  # client call -> the enter_async_context(...) call around it
         self.need_import = False
 
     def visit_With(self, node: cst.With) -> None:
@@ -53,7 +57,14 @@ class Rule(SymbolRename):
                 and not any(a.star for a in call.args) and "http_client" not in keywords)
 
     def visit_Call(self, node: cst.Call) -> None:
+        entered = _entered_client(node)
+        if entered is not None and self.can_fix and self.resolves_to(entered.func, {OLD}) and self._movable(entered):
+            self.fixable.add(id(entered))  # `await stack.enter_async_context(streamablehttp_client(url, headers=...))`
+            self.entered[id(entered)] = node
         if not self.resolves_to(node.func, {OLD}) or id(node) in self.fixable:
+            return
+        if self.can_fix and self._movable(node):
+            self.inline.add(id(node))  # any other shape: the client is built in the call itself
             return
         extra = sorted(a.keyword.value for a in node.args if a.keyword and a.keyword.value in CLIENT_KWARGS)
         positional = [a for a in node.args if a.keyword is None]
@@ -79,9 +90,58 @@ class Rule(SymbolRename):
             self.need_import = True
         return updated_node.with_changes(items=items) if len(items) != len(updated_node.items) else updated_node
 
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        """``stack.enter_async_context(streamablehttp_client(url, headers=...))``: the httpx2 client is
+        entered on the same stack first, so it outlives the transport and is closed after it, as v1's
+        own client was (v2 never closes a client it was given)."""
+        updated = updated_node
+        if id(original_node) in self.inline and self.report(
+                original_node, "headers/timeouts/auth -> an httpx2.AsyncClient passed as http_client= (v2 does not "
+                               "close a client it is given: close it when the transport is done)",
+                fixed=True, review=True):
+            client, call = self._split(updated_node, "_")
+            self.need_import = True
+            return call.with_changes(args=[a.with_changes(value=client) if a.keyword and a.keyword.value == "http_client"
+                                           else a for a in call.args])
+        inner = _entered_client(original_node)
+        if inner is None or id(inner) not in self.entered or not isinstance(updated, cst.Call):
+            return updated
+        client_call = _entered_client(updated)
+        if client_call is None or not self.report(inner, "headers/timeouts/auth -> an httpx2.AsyncClient entered on "
+                                                         "the same stack, passed as http_client=", fixed=True,
+                                                  review=True):
+            return updated
+        assert isinstance(updated.func, cst.Attribute)
+        statement = self.ctx.statements[-1] if self.ctx.statements else None
+        own_line = isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        name = self._client_name() if own_line else "_"
+        client, call = self._split(client_call, name)
+        enter = cst.Await(cst.Call(updated.func, [cst.Arg(client)]))
+        self.need_import = True
+        if own_line:  # `http_client = await stack.enter_async_context(httpx2.AsyncClient(...))` on the line before
+            self.before[id(statement)] = cst.SimpleStatementLine(
+                [cst.Assign([cst.AssignTarget(cst.Name(name))], enter)])
+            self.taken.add(name)
+        else:
+            call = call.with_changes(args=[a.with_changes(value=enter) if a.keyword and a.keyword.value == "http_client"
+                                           else a for a in call.args])
+        return updated.with_changes(args=[updated.args[0].with_changes(value=call)])
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> Any:
+        result = super().leave_SimpleStatementLine(original_node, updated_node)
+        before = self.before.pop(id(original_node), None)
+        if before is None:
+            return result
+        first = before.with_changes(leading_lines=[ln for ln in updated_node.leading_lines if ln.comment is None])
+        self.ctx.inserted.add(id(first))
+        return cst.FlattenSentinel([first, result.with_changes(
+            leading_lines=[ln for ln in updated_node.leading_lines if ln.comment is not None])])
+
     def _client_name(self) -> str:
         name = "http_client"
-        while re.search(rf"\b{name}\b", self.ctx.code):
+        while re.search(rf"\b{name}\b", self.ctx.code) or name in self.taken:
             name = "mcp_" + name
         return name
 
@@ -120,3 +180,12 @@ def _commas(call: cst.Call) -> cst.Call:
     args = list(call.args)
     args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
     return call.with_changes(args=args)
+
+
+def _entered_client(call: cst.Call) -> cst.Call | None:
+    """The call inside ``<stack>.enter_async_context(<call>)``, else None."""
+    func = call.func
+    if (isinstance(func, cst.Attribute) and func.attr.value == "enter_async_context" and len(call.args) == 1
+            and call.args[0].keyword is None and isinstance(call.args[0].value, cst.Call)):
+        return call.args[0].value
+    return None

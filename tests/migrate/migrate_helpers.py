@@ -66,6 +66,16 @@ def migrate_tree(root: Path, *extra: str) -> int:
     return int(exit_info.value.code or 0)
 
 
+def before_and_after(folder: Path, name: str, source: str) -> tuple[Path, Path]:
+    """``folder/old/<name>`` holding ``source`` and ``folder/new/<name>`` holding its migration (all rules)."""
+    old, new = folder / "old", folder / "new"
+    old.mkdir()
+    new.mkdir()
+    (old / name).write_text(textwrap.dedent(source))
+    (new / name).write_text(migrate_source(source)[0])
+    return old, new
+
+
 def assert_idempotent(source: str, *rules: str) -> str:
     once, _ = migrate_source(source, *rules)
     twice, _ = migrate_source(once, *rules)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from migrate_helpers import MARKER, assert_idempotent, migrate_source
+from migrate_helpers import MARKER, assert_idempotent, before_and_after, migrate_source
 
 from peers import legacy_python
 
@@ -66,11 +66,7 @@ def test_a_start_site_in_the_project_still_receives_them_directly() -> None:
 
 @pytest.mark.legacy_peer
 def test_the_migrated_module_imports_and_applies_them_under_v2(tmp_path: Path) -> None:
-    old, new = tmp_path / "old", tmp_path / "new"
-    old.mkdir()
-    new.mkdir()
-    (old / "server.py").write_text(SOURCE)
-    (new / "server.py").write_text(migrate_source(SOURCE)[0])
+    old, new = before_and_after(tmp_path, "server.py", SOURCE)
     assert _run(legacy_python(), old, "import server").returncode == 0
     proc = _run(sys.executable, new, CHECK)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -53,6 +53,7 @@ class FileContext:
     nodes: list[cst.CSTNode] = field(default_factory=list)
     statements: list[cst.CSTNode] = field(default_factory=list)
     pending: dict[int, list[str]] = field(default_factory=dict)
+    inserted: set[int] = field(default_factory=set)  # statements a rule put before the one it rewrote
     # statement lines from the stdlib parser (see resolve.statement_lines), assigned in visiting order
     stmt_lines: list[tuple[int, int]] | None = None
     positions: dict[int, tuple[int, int]] = field(default_factory=dict)

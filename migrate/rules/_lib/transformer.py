@@ -179,8 +179,10 @@ class RuleTransformer(cst.CSTTransformer):
     def _attach(self, result: Any, notes: list[str]) -> Any:
         if isinstance(result, cst.FlattenSentinel):
             nodes = list(result.nodes)
+            # the statement itself, not one a rule put before it (a second run finds the sites there)
+            own = next((i for i, n in enumerate(nodes) if id(n) not in self.ctx.inserted), 0)
             if nodes:
-                nodes[0] = self._attach(nodes[0], notes)
+                nodes[own] = self._attach(nodes[own], notes)
             return cst.FlattenSentinel(nodes)
         if not hasattr(result, "leading_lines"):
             return result
