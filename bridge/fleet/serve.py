@@ -51,6 +51,7 @@ from mcp_eras.bridge.fleet.history import EraHistory
 from mcp_eras.bridge.fleet.metrics import Metrics
 from mcp_eras.bridge.fleet.passthrough import Passthrough, classify_post, read_post
 from mcp_eras.bridge.fleet.scale import FleetScale, resolve
+from mcp_eras.bridge.front import server_card
 from mcp_eras.bridge.front.http import HttpFront, LegacyFrontProtocol, rpc_error
 from mcp_eras.bridge.gateway.audit import AuditLog
 from mcp_eras.bridge.layers import staged as stage
@@ -447,6 +448,7 @@ def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlet
         Route("/readyz", functools.partial(fleet_readyz, router), methods=["GET"]),
         Route("/metrics", router.metrics_endpoint, methods=["GET"]),
         Route("/admin/reload", router.admin_reload, methods=["POST"]),
+        *server_card.fleet_routes(router),  # each server's Server Card, one AI Catalog (front/server_card.py)
         *(Route(path, _bound(handler, router), methods=[method]) for path, handler, method in web.ROUTES),
     ]
     middleware = [Middleware(guard.HostGuard, allowed=router.allowed_hosts)]

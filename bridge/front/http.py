@@ -22,6 +22,7 @@ from mcp_eras.bridge import _perf
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.front import middleware as guard
+from mcp_eras.bridge.front import server_card
 from mcp_eras.bridge.front.fast_post import FastPost
 from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
@@ -402,6 +403,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
         *(extra_routes or []),
         Route(path, front.endpoint, methods=["GET", "POST", "DELETE", "PUT", "PATCH"]),
         Route("/healthz", front.healthz, methods=["GET"]),
+        *server_card.single_routes(path, front),  # the Server Card and AI Catalog (front/server_card.py)
     ]
     # The MCP endpoint is also served straight from the guard (the route stays for HEAD/OPTIONS -> 405); not when a
     # resource-server guard (--auth-issuer) must see each request first.
