@@ -130,6 +130,9 @@ def serve(
                                              panel=SIGN_IN, metavar="PORT", min=0, max=65535)] = 0,
     oauth_token_store: Annotated[str | None, _opt("Where tokens are kept (0700 folder, 0600 files).", "--oauth-token-store",
                                                   panel=SIGN_IN, metavar="DIR", show_default="user config dir")] = None,
+    upstream_auth: Annotated[str, _opt("The bridge's own upstream token: none, client_credentials, token_exchange "
+                                       "(--oauth-client-*).", "--upstream-auth", panel=SIGN_IN,
+                                       metavar="MODE")] = "none",
     oauth_shared_login: Annotated[bool, _opt("HTTP front on loopback: one sign-in serves every caller (the local user's).",
                                              "--oauth-shared-login", panel=SIGN_IN)] = False,
     env_pairs: Annotated[list[str] | None, _opt("A variable of the child's environment (repeatable).", "--env", "-e", panel=CHILD,
@@ -255,9 +258,15 @@ def serve(
         upstream, stdio=bool(stdio), enabled=oauth, shared_login=oauth_shared_login, bind_host=(explicit or (None, None))[0],
         client_id=oauth_client_id, client_secret=oauth_client_secret, client_metadata_url=oauth_client_metadata_url,
         scope=oauth_scope, redirect_port=oauth_redirect_port, token_store=oauth_token_store)
+    credentials = _upstream_credentials(upstream_auth, upstream, oauth_client_id, oauth_client_secret, oauth_scope, settings)
     target = Target(url=upstream, command=command, headers=headers, transport=upstream_transport, env=child_vars,
-                    inherit_env=inherit, cwd=cwd, auth=_upstream_auth(upstream, sign_in))
+                    inherit_env=inherit, cwd=cwd, auth=credentials or _upstream_auth(upstream, sign_in))
     up = with_tasks(make_upstream(target, settings), settings)
+    if settings.auth_issuer or credentials is not None:  # the caller for the upstream credential, and the audit line
+        from mcp_eras.bridge.gateway.audit import AuditLog
+        from mcp_eras.bridge.layers.policy import GatewayUpstream
+
+        up = GatewayUpstream(up, "upstream", audit=AuditLog() if settings.auth_issuer else None)
     if stdio:
         _perf.serving()
         _perf.run(_serve_stdio(up, settings))
@@ -283,6 +292,25 @@ def _front_auth(issuer: str | None, audience: str | None, scopes: list[str] | No
             raise CliError(f"{name} wants an absolute http(s) URL without a fragment, got {url!r}", 2)
     return {"auth_issuer": issuer, "auth_audience": audience, "auth_required_scopes": list(scopes or []),
             "auth_introspection_url": introspection_url}
+
+
+def _upstream_credentials(mode: str, upstream: str | None, client_id: str | None, secret: str | None, scope: str | None,
+                          settings: Settings):  # type: ignore[no-untyped-def]
+    """--upstream-auth as the upstream's ``httpx.Auth`` (``mcp_eras.bridge.gateway.upstream_auth``), or None for none."""
+    clikit.check_choice("--upstream-auth", mode, ("none", "client_credentials", "token_exchange"))
+    if mode == "none":
+        return None
+    if upstream is None:
+        raise CliError("--upstream-auth obtains a token for an HTTP upstream (--upstream URL), not a stdio command", 2)
+    if not client_id:
+        raise CliError(f"--upstream-auth {mode} needs --oauth-client-id (the bridge's client at the upstream's authorization server)",
+                       2)
+    if mode == "token_exchange" and not settings.auth_issuer:
+        raise CliError("--upstream-auth token_exchange exchanges the caller's validated token: it needs --auth-issuer", 2)
+    from mcp_eras.bridge.gateway.upstream_auth import UpstreamCredentials
+    from mcp_eras.bridge.translate.gateway.upstream_auth import UpstreamAuth
+
+    return UpstreamCredentials(UpstreamAuth(mode, client_id=client_id, client_secret=secret, scope=scope), upstream)
 
 
 def _upstream_auth(upstream: str | None, options):  # type: ignore[no-untyped-def]

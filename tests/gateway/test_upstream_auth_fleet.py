@@ -8,6 +8,7 @@ upstream refuses the caller's own token, and the authorization server issued one
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,7 +48,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AuthServer
             config, log = tmp / "fleet.toml", tmp / "bridge.log"
             config.write_text(fp.fleet_toml(servers) + f'\n[auth]\nissuer = "{issuer.issuer}"\naudience = "http://127.0.0.1:{port}"\n')
             with logged_fleet(config, port, log, {"GW_SECRET": bridge_secret}, "debug") as bridge:
-                yield issuer, bridge, log, {MODERN: modern, LEGACY: legacy, "bridge": bridge_id}
+                yield issuer, bridge, log, {MODERN: modern, LEGACY: legacy, "bridge": bridge_id, "secret": bridge_secret}
 
 
 async def whoami(era: str, url: str, token: str) -> Any:
@@ -82,3 +83,30 @@ def test_the_upstream_gets_a_token_for_itself_never_the_callers(
         assert token not in log.read_text()
     audits = [json.loads(line) for line in log.read_text().splitlines() if '"event": "audit"' in line]
     assert any(a["principal"] == f"{issuer.issuer}|{caller_id}" and a["outcome"] == "ok" for a in audits)
+
+
+@pytest.mark.parametrize("server_era", [MODERN, LEGACY], ids=["2026-server", "2025-server"])
+def test_single_server_token_exchange(stack: tuple[AuthServer, fp.FleetBridge, Path, dict[str, str]], server_era: str) -> None:
+    """``serve --upstream URL --auth-issuer ... --upstream-auth token_exchange``: the same for one upstream."""
+    issuer, _, _, urls = stack
+    caller_id, caller_secret = register(issuer.issuer, ["client_credentials"])
+    port = peers.free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    cmd = [*peers.bridge_cmd(), "serve", "--upstream", urls[server_era], "--listen", f"127.0.0.1:{port}", "--auth-issuer",
+           issuer.issuer, "--auth-audience", url, "--upstream-auth", "token_exchange", "--oauth-client-id", urls["bridge"]]
+    with peers.running(cmd, port, env={"MCP_BRIDGE_OAUTH_CLIENT_SECRET": urls["secret"]}):
+        token = httpx.post(f"{issuer.issuer}token", auth=(caller_id, caller_secret), timeout=30,
+                           data={"grant_type": "client_credentials", "resource": url, "scope": SCOPE}).json()["access_token"]
+        for client_era in (MODERN, LEGACY):
+            answer = anyio.run(whoami, client_era, url, token)
+            assert answer is not None and "result" in answer, answer
+            assert answer["result"]["content"][0]["text"] == f"{caller_id} via {server_era}"
+
+
+def test_upstream_auth_options_are_checked() -> None:
+    base = [*peers.bridge_cmd(), "serve", "--upstream", "http://127.0.0.1:9/mcp"]
+    for extra, message in ((["--upstream-auth", "bogus"], "--upstream-auth"),
+                           (["--upstream-auth", "client_credentials"], "needs --oauth-client-id"),
+                           (["--upstream-auth", "token_exchange", "--oauth-client-id", "gw"], "needs --auth-issuer")):
+        proc = subprocess.run([*base, *extra], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
