@@ -136,3 +136,30 @@ async def test_audit_arguments_when_asked_and_cancelled_calls(caplog: pytest.Log
     lines = [r for r in caplog.records if r.name == "mcp_bridge.audit"]
     assert lines[0].arguments == {"q": "x"}  # type: ignore[attr-defined]
     assert lines[1].outcome == "cancelled"  # type: ignore[attr-defined]
+
+
+async def test_list_changed_notifications_pass_and_the_next_listing_is_filtered_again() -> None:
+    class Changing(Recording):
+        tools = ["search"]
+
+        async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
+            if request["method"] == "subscriptions/listen":
+                self.tools = ["search", "write", "wipe"]
+                await emit(jsonrpc.notification("notifications/tools/list_changed", {}))
+                return jsonrpc.result_response(request["id"], {"resultType": "complete"})
+            listed = [{"name": n, "inputSchema": {"type": "object"}} for n in self.tools]
+            return jsonrpc.result_response(request["id"], {"resultType": "complete", "tools": listed})
+
+    up = GatewayUpstream(Changing(), "files", gp.ToolPolicy.of(deny=["wipe"], scopes={"write": "files:write"}))
+    who = caller("reader", set(), eras.LEGACY)
+    seen: list[Message] = []
+
+    async def emit(msg: Message) -> None:
+        seen.append(msg)
+
+    await up.call(call("subscriptions/listen", 1, notifications={"toolsListChanged": True}), who, emit)
+    assert [m["method"] for m in seen] == ["notifications/tools/list_changed"]
+    after = await up.call(call("tools/list", 2), who, _discard)
+    assert [t["name"] for t in after["result"]["tools"]] == ["search"]
+    writer = await up.call(call("tools/list", 3), caller("writer", {"files:write"}, eras.LEGACY), _discard)
+    assert [t["name"] for t in writer["result"]["tools"]] == ["search", "write"]
