@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.middleware import Middleware
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_eras.bridge.gateway.identity import CALLER, Caller
 from mcp_eras.bridge.gateway.verify import Introspection, TokenVerifier
@@ -108,6 +108,14 @@ class ResourceGuard:
         """Refusals by reason (for tests and the operator's logs)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":  # the key fetcher's connections close with the app
+            async def closing(message: Message) -> None:
+                if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+                    await self.aclose()
+                await send(message)
+
+            await self.app(scope, receive, closing)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -91,8 +91,8 @@ def bearer(authorization: str | None, rules: TokenRules) -> str | Refused:
     if len(authorization) > rules.max_token_bytes:
         return _refused("token too large")
     scheme, _, token = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return _refused("not a Bearer credential", status=401, error=INVALID_REQUEST)
+    if scheme.lower() != "bearer":  # another method: as no credential at all, no error code (RFC 6750 section 3.1)
+        return _refused("not a Bearer credential", error=None)
     token = token.strip()
     if not token or " " in token:
         return _refused("malformed bearer token", status=400, error=INVALID_REQUEST)
