@@ -79,6 +79,9 @@ class Settings(BaseModel):
     pool_departed_timeout: float = 30.0
     """Legacy upstream: an idle session other than the most recently used one (for stdio: a child kept for a client
     identity whose callers have left) is closed this long after its last use (at most ``pool_idle_timeout``)."""
+    share_child: bool = False
+    """Legacy upstream: every caller shares one session (for stdio: one child), whatever its identity; for servers
+    that must run once. Input-capable calls take turns; a server request no call can be named for is declined."""
     session_start_settle: float = 0.25
     """Legacy upstream: a call that waited for its client's answers to what a new session's server asked at once
     (``roots/list`` after ``initialized``) goes upstream this long after them, so the server has applied them."""
