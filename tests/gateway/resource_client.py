@@ -1,14 +1,15 @@
 """A client that signs in to a protected MCP endpoint with its SDK's own OAuth support and calls one tool, for
 tests/gateway/test_resource_sign_in.py.
 
-    python resource_client.py --era 2026-07-28|2025-11-25 --url URL [--tool echo] [--text hi]
+    python resource_client.py --era 2026-07-28|2025-11-25 --url URL [--tool echo] [--text hi] [--other URL]
 
 Run it with the interpreter of its era: mcp 2.3.0 (``Client`` over ``streamable_http_client`` with an ``httpx2``
 client whose auth is ``OAuthClientProvider``) or mcp 1.x (``streamablehttp_client(auth=OAuthClientProvider)``,
 ``ClientSession``). It knows nothing but the URL: the SDK discovers the protected resource metadata from the 401,
 the authorization server from that, registers itself, and runs the authorization code flow with PKCE; the
 "browser" follows the authorization server's page-less sign-in (redirects with cookies) up to the redirect URI.
-Prints one JSON object: ``{"text": first text content, "aud": the access token's audience, "scope": its scope}``.
+Prints one JSON object: ``{"text": first text content, "aud": the access token's audience, "scope": its scope}``,
+and with ``--other URL`` the status and ``WWW-Authenticate`` of a POST of the same token to that endpoint.
 """
 
 from __future__ import annotations
@@ -113,6 +114,7 @@ def main() -> int:
     parser.add_argument("--url", required=True)
     parser.add_argument("--tool", default="echo")
     parser.add_argument("--text", default="hi")
+    parser.add_argument("--other", help="an endpoint the token is then shown to (it must refuse it)")
     options = parser.parse_args()
     import anyio
 
@@ -123,7 +125,13 @@ def main() -> int:
         print(f"resource_client: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     token = claims(storage.tokens.access_token)
-    print(json.dumps({"text": result.content[0].text, "aud": token.get("aud"), "scope": token.get("scope")}))
+    out = {"text": result.content[0].text, "aud": token.get("aud"), "scope": token.get("scope")}
+    if options.other:  # the same token at another endpoint: its status and WWW-Authenticate (never the token)
+        resp = httpx.post(options.other, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}, timeout=30,
+                          headers={"Authorization": f"Bearer {storage.tokens.access_token}",
+                                   "Accept": "application/json, text/event-stream"})
+        out["other"] = {"status": resp.status_code, "challenge": resp.headers.get("www-authenticate")}
+    print(json.dumps(out))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Issue 34, acceptance 1 (resource-server part): a 2026 client (mcp 2.3.0) and a 2025 client (mcp 1.29) sign in
 through the bridge's protected resource metadata alone, at a real authorization server (npm oidc-provider,
 tests/auth/as_server.mjs), and call a tool of a 2025 and of a 2026 server in fleet mode, and of the single-server
-front. Each client's token names the endpoint it called as its audience; the bridge's log holds no token.
+front. Each client's token names the endpoint it called as its audience, and the fleet's other server refuses it;
+the bridge's log holds no token.
 
 Refusals, key rotation and session binding: test_resource_guard.py (against keys the test controls: oidc-provider
 takes its signing keys at construction and cannot rotate them while it runs).
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,10 +39,10 @@ def issuer() -> Iterator[AuthServer]:
         yield server
 
 
-def sign_in_and_call(era: str, url: str) -> dict[str, str]:
+def sign_in_and_call(era: str, url: str, other: str | None = None) -> dict[str, Any]:
     python = peers.MODERN_PYTHON if era == fp.MODERN else peers.legacy_python()
-    proc = subprocess.run([str(python), str(CLIENT), "--era", era, "--url", url], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=240)
+    proc = subprocess.run([str(python), str(CLIENT), "--era", era, "--url", url, *(["--other", other] if other else [])],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=240)
     assert proc.returncode == 0, f"the {era} client failed:\n{proc.stderr[-3000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -76,10 +78,14 @@ def fleet(issuer: AuthServer) -> Iterator[tuple[fp.FleetBridge, Path]]:
 @pytest.mark.parametrize("server", ["modern", "legacy"], ids=["2026-server", "2025-server"])
 def test_fleet_sign_in_through_the_bridge_metadata(fleet: tuple[fp.FleetBridge, Path], client_era: str, server: str) -> None:
     bridge, log = fleet
-    url = bridge.url(server)
-    out = sign_in_and_call(client_era, url)
+    url, other = bridge.url(server), bridge.url("legacy" if server == "modern" else "modern")
+    out = sign_in_and_call(client_era, url, other)
     assert out["text"] == "hi"
     assert out["aud"] == url and SCOPE in out["scope"].split()
+    # the same token at the fleet's other server: issued for another resource (RFC 8707), refused
+    assert out["other"]["status"] == 401
+    assert 'error="invalid_token"' in out["other"]["challenge"]
+    assert 'error_description="token was issued for another resource"' in out["other"]["challenge"]
     leaks = [line for line in log.read_text(errors="replace").splitlines() if "eyJ" in line]
     assert not leaks, leaks[:3]
 
