@@ -140,6 +140,8 @@ def serve(
     cwd: Annotated[str | None, _opt("The child's working directory.", "--cwd", panel=CHILD, metavar="DIR")] = None,
     pass_environment: Annotated[bool, _opt("The child gets the bridge's whole environment, or only PATH, HOME, USER, LANG, ... and -e.",
                                            "--pass-environment/--no-pass-environment", panel=CHILD)] = True,
+    share_child: Annotated[bool, _opt("All callers share one child (for a server that must run once).", "--share-child",
+                                      panel=CHILD)] = False,
     max_body_bytes: Annotated[int, _opt("Largest request body accepted.", "--max-body-bytes", panel=LIMITS,
                                         metavar="BYTES")] = 4 * 1024 * 1024,
     header_timeout: Annotated[float | None, _limit("How long a client may take to send a request's headers.",
@@ -234,7 +236,7 @@ def serve(
         front_era=front_era, upstream_era=upstream_era, allowed_origins=list(allow_origin or []), max_body_bytes=max_body_bytes,
         request_timeout=request_timeout, probe_timeout=probe_timeout, ttl_ms=ttl_ms, cache_scope=cache_scope,
         parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout, mrtr_max_rounds=mrtr_max_rounds,
-        bridge_version=clikit.version(),
+        bridge_version=clikit.version(), share_child=share_child,
     )
     for flag, field in LIMIT_FIELDS.items():
         value = ctx.params[flag.lstrip("-").replace("-", "_")]
