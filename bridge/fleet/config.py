@@ -238,6 +238,8 @@ class ServerConfig(BaseModel):
     era_cache_ttl: float | None = Field(None, gt=0)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     disabled: bool = False
+    share_child: bool = False
+    """All callers share one session of this 2025 server (stdio: one child), whatever their identity."""
     shadow: str | None = None
     """Mirror side-effect-free requests to this server in the background and compare the answers."""
     shadow_tools: list[str] = Field(default_factory=list)
@@ -388,6 +390,7 @@ def server_settings(defaults: Defaults, server: ServerConfig) -> Settings:
         era_cache_ttl=server.era_cache_ttl or defaults.era_cache_ttl,
         respawn_backoff_initial=defaults.respawn_backoff_initial,
         respawn_backoff_max=defaults.respawn_backoff_max,
+        share_child=server.share_child,
         **{**defaults.limits.given(), **server.limits.given()},
     )
 
