@@ -44,16 +44,21 @@ LATEST_MAX = 10_000
 @contextlib.contextmanager
 def calling_as(ctx: CallContext) -> Iterator[None]:
     """Requests made inside (and by tasks started inside) are made for ``ctx``'s caller."""
-    if ctx.subject is not None and ctx.subject_token:
-        _LATEST[ctx.subject] = ctx.subject_token
-        _LATEST.move_to_end(ctx.subject)
-        while len(_LATEST) > LATEST_MAX:
-            _LATEST.popitem(last=False)
-    token = CALLER.set(ctx)
+    token = enter(ctx)
     try:
         yield
     finally:
         CALLER.reset(token)
+
+
+def enter(ctx: CallContext) -> contextvars.Token[CallContext | None]:
+    """``calling_as`` without the context manager (for a layer's hot path): reset ``CALLER`` with the token after."""
+    if ctx.subject is not None and ctx.subject_token and _LATEST.get(ctx.subject) != ctx.subject_token:
+        _LATEST[ctx.subject] = ctx.subject_token  # (a subject whose token did not change keeps its place)
+        _LATEST.move_to_end(ctx.subject)
+        while len(_LATEST) > LATEST_MAX:
+            _LATEST.popitem(last=False)
+    return CALLER.set(ctx)
 
 
 class TokenUnavailable(Exception):

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
 
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.gateway.audit import AuditLog
-from mcp_eras.bridge.gateway.upstream_auth import calling_as
+from mcp_eras.bridge.gateway.upstream_auth import CALLER, calling_as, enter
 from mcp_eras.bridge.translate.gateway import policy as gp
 from mcp_eras.bridge.translate.jsonrpc import Message
 
@@ -32,8 +33,13 @@ def subject_context(ctx: CallContext) -> CallContext:
     """``ctx`` with the principal derived from the validated subject (unchanged when the front checks no token)."""
     if ctx.subject is None:
         return ctx
-    principal = CallContext.principal_of(ctx.subject)
+    principal = _principal(ctx.subject)
     return ctx if ctx.principal == principal else dataclasses.replace(ctx, principal=principal)
+
+
+@functools.lru_cache(maxsize=4096)
+def _principal(subject: str) -> str:
+    return CallContext.principal_of(subject) or ""
 
 
 class GatewayUpstream(Upstream):
@@ -96,8 +102,11 @@ class GatewayUpstream(Upstream):
             if tool is not None and isinstance(decision := gp.decide(self.policy, ctx.scopes, tool), gp.Deny):
                 response = gp.refusal(request.get("id"), tool, decision)
             else:
-                with calling_as(ctx):
+                caller = enter(ctx)
+                try:
                     response = await self.inner.call(request, ctx, emit)
+                finally:
+                    CALLER.reset(caller)
                 if method == "tools/list" and isinstance(response.get("result"), dict):
                     response = {**response, "result": gp.filter_listing(self.policy, ctx.scopes, response["result"])}
             outcome = gp.audit_outcome(response)

@@ -18,6 +18,7 @@ across contexts).
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,14 @@ class ToolPolicy:
     allow_tools: tuple[str, ...] | None = None
     deny_tools: tuple[str, ...] = ()
     tool_scopes: Mapping[str, str] = field(default_factory=dict)
+    _compiled: tuple[Any, ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Each list as exact names plus one regex of its patterns, once (decide runs on every call).
+        patterns = [(k, tuple(v.split())) for k, v in self.tool_scopes.items() if _is_pattern(k)]
+        compiled = (_Names.of(self.allow_tools or ()), _Names.of(self.deny_tools),
+                    tuple((re.compile(fnmatch.translate(k)), v) for k, v in patterns))
+        object.__setattr__(self, "_compiled", compiled)
 
     @classmethod
     def of(cls, allow: Iterable[str] | None = None, deny: Iterable[str] = (), scopes: Mapping[str, str] | None = None) -> ToolPolicy:
@@ -56,9 +65,24 @@ class ToolPolicy:
     def required_scopes(self, tool: str) -> tuple[str, ...]:
         """The scopes ``tool`` needs (its exact entry, else the first pattern that matches it)."""
         spec = self.tool_scopes.get(tool)
-        if spec is None:
-            spec = next((v for k, v in self.tool_scopes.items() if _is_pattern(k) and fnmatch.fnmatchcase(tool, k)), "")
-        return tuple(spec.split())
+        if spec is not None:
+            return tuple(spec.split())
+        return next((scopes for regex, scopes in self._compiled[2] if regex.match(tool)), ())
+
+
+@dataclass(frozen=True)
+class _Names:
+    exact: frozenset[str]
+    pattern: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> _Names:
+        names = tuple(names)
+        patterns = [fnmatch.translate(n) for n in names if _is_pattern(n)]
+        return cls(frozenset(n for n in names if not _is_pattern(n)), re.compile("|".join(patterns)) if patterns else None)
+
+    def __contains__(self, tool: object) -> bool:
+        return tool in self.exact or (self.pattern is not None and isinstance(tool, str) and self.pattern.match(tool) is not None)
 
 
 @dataclass(frozen=True)
@@ -81,13 +105,10 @@ def _is_pattern(name: str) -> bool:
     return any(c in name for c in "*?[")
 
 
-def _matches(tool: str, names: Iterable[str]) -> bool:
-    return any(tool == n or (_is_pattern(n) and fnmatch.fnmatchcase(tool, n)) for n in names)
-
-
 def decide(policy: ToolPolicy, scopes: frozenset[str], tool: str) -> Allow | Deny:
     """Whether a caller holding ``scopes`` may call ``tool`` under ``policy``: deny first, then allow, then scopes."""
-    if _matches(tool, policy.deny_tools) or (policy.allow_tools is not None and not _matches(tool, policy.allow_tools)):
+    allowed, denied, _ = policy._compiled  # noqa: SLF001 - the policy's own precompiled lists
+    if tool in denied or (policy.allow_tools is not None and tool not in allowed):
         return Deny(NOT_ALLOWED)
     needed = policy.required_scopes(tool)
     if needed and not set(needed) <= scopes:
