@@ -2,7 +2,8 @@
 
 ``from mcp.client.auth import OAuthClientProvider, httpx, urljoin`` is split: the SDK names stay, the
 modules and functions are imported from their real homes (``import httpx``, ``from urllib.parse
-import urljoin``). ``logger`` and ``MCP_PROTOCOL_VERSION`` have no such home and keep a marker.
+import urljoin``). ``logger`` has no such home and keeps a marker; ``MCP_PROTOCOL_VERSION`` is
+MCP033's (it has a v2 home), marked here only when MCP033 is not selected.
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ class Rule(Detector):
             return super().visit_ImportFrom(node)
         assert not isinstance(node.names, cst.ImportStar)
         module = dotted(node.module)
-        if any(f"{module}.{dotted(a.name)}" in self.NAMES and not self._movable(a) for a in node.names):
+        renamed = "MCP033" in self.ctx.selected  # MCP_PROTOCOL_VERSION has a v2 home: MCP033 moves it there
+        if any(f"{module}.{dotted(a.name)}" in self.NAMES and not self._movable(a)
+               and not (renamed and dotted(a.name) == "MCP_PROTOCOL_VERSION") for a in node.names):
             self.report(node, self.MESSAGE, fixed=False)
         return False
 

@@ -194,6 +194,13 @@ class RuleTransformer(cst.CSTTransformer):
         return result.with_changes(leading_lines=lines)
 
 
+def _split_imports(result: Any) -> bool:
+    """True for the lines an import statement became (a rule moved some of its names elsewhere)."""
+    return isinstance(result, cst.FlattenSentinel) and all(
+        isinstance(n, cst.SimpleStatementLine) and all(isinstance(b, cst.Import | cst.ImportFrom) for b in n.body)
+        for n in result.nodes)
+
+
 def _own_method(cls: type, name: str) -> Any:
     method = getattr(cls, name, None)
     return None if method is None or method is getattr(cst.CSTTransformer, name, None) else method
@@ -257,6 +264,12 @@ class Combined(cst.CSTTransformer):
                 continue
             if type(result) is type(original_node):
                 result = method(self.rules[i], original_node, result)
+            elif _split_imports(result):  # an import line an earlier rule split: every rule still sees each part
+                parts: list[cst.CSTNode] = []
+                for part in result.nodes:
+                    out = method(self.rules[i], original_node, part)
+                    parts.extend(out.nodes if isinstance(out, cst.FlattenSentinel) else [out])
+                result = cst.FlattenSentinel(parts)
         for i, skipped in enumerate(self.skipping):
             if skipped is original_node:
                 self.skipping[i] = None
