@@ -31,6 +31,8 @@ from mcp_eras.bridge.translate.gateway import tokens as tk
 log = logging.getLogger("mcp_bridge.gateway")
 CLIENT_ID_ENV, CLIENT_SECRET_ENV = "MCP_BRIDGE_AUTH_CLIENT_ID", "MCP_BRIDGE_AUTH_CLIENT_SECRET"
 """The introspection client's credentials (RFC 7662 section 2.1: the resource server authenticates itself)."""
+RULES_KEPT = 4096
+"""Resources whose token rules are kept (a fleet's servers; paths of unknown servers are not worth more)."""
 FLEET_ENDPOINT = re.compile(r"^/servers/([A-Za-z0-9._-]{1,64})/mcp/?$")
 
 
@@ -104,6 +106,8 @@ class ResourceGuard:
         self.verifier = verifier or TokenVerifier(
             tk.TokenRules(config.issuer, frozenset({config.audience}), frozenset(config.required_scopes)),
             policy=jp.JwksPolicy(min_interval=config.jwks_min_interval), introspection=config.introspection())
+        self._rules: dict[str, tk.TokenRules] = {}
+        """Per resource (each fleet server's): what its tokens must be."""
         self.refusals: dict[str, int] = {}
         """Refusals by reason (for tests and the operator's logs)."""
 
@@ -134,8 +138,12 @@ class ResourceGuard:
             if key == b"authorization":
                 authorization = value.decode("latin-1")
                 break
-        rules = tk.TokenRules(self.config.issuer, frozenset({prm.resource, self.config.audience}),
-                              frozenset(self.config.required_scopes))
+        rules = self._rules.get(prm.resource)
+        if rules is None:
+            rules = tk.TokenRules(self.config.issuer, frozenset({prm.resource, self.config.audience}),
+                                  frozenset(self.config.required_scopes))
+            if len(self._rules) < RULES_KEPT:
+                self._rules[prm.resource] = rules
         verdict = await self.verifier.verify(authorization, rules)
         if isinstance(verdict, tk.Refused):
             self.refusals[verdict.description] = self.refusals.get(verdict.description, 0) + 1

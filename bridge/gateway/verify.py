@@ -26,6 +26,7 @@ METADATA_SUFFIXES = ("/.well-known/oauth-authorization-server", "/.well-known/op
 """RFC 8414 section 3 (path insertion) and OpenID Connect Discovery 1.0 section 4 (path appended)."""
 INTROSPECTION_CACHE_MAX = 10_000
 INTROSPECTION_CACHE_TTL = 60.0
+VERIFIED_CACHE_MAX = 10_000
 UNAVAILABLE = tk.Refused(503, None, "the authorization server's keys could not be fetched")
 
 
@@ -71,6 +72,10 @@ class TokenVerifier:
         self._jwks_uri: str | None = None
         self._lock = asyncio.Lock()
         self._introspected: dict[str, tuple[float, tk.Accepted | tk.Refused]] = {}
+        self._loaded: dict[int, tuple[dict[str, Any], str, Any]] = {}
+        """id(jwk) -> (the JWK, the algorithm, its key object): a published key is parsed once."""
+        self._verified: dict[bytes, dict[str, Any]] = {}
+        """Digest of a token whose signature verified -> the key it verified with (valid while that key is published)."""
         self.fetches = 0
         """How many times the key set was fetched (tests and metrics)."""
         _jwt()
@@ -102,8 +107,13 @@ class TokenVerifier:
         key = await self._key(jws.header.get("kid"))
         if isinstance(key, tk.Refused):
             return key
-        if not self._signature_ok(token, key, jws.header["alg"]):
-            return tk.Refused(401, tk.INVALID_TOKEN, "bad signature")
+        digest = hashlib.sha256(token.encode()).digest()
+        if self._verified.get(digest) is not key:  # (a token seen before, with a key still published: checked once)
+            if not self._signature_ok(token, key, jws.header["alg"]):
+                return tk.Refused(401, tk.INVALID_TOKEN, "bad signature")
+            if len(self._verified) >= VERIFIED_CACHE_MAX:
+                self._verified.clear()
+            self._verified[digest] = key
         return tk.check_claims(jws.payload, self.clock(), rules)
 
     def _signature_ok(self, token: str, jwk: dict[str, Any], alg: str) -> bool:
@@ -111,8 +121,10 @@ class TokenVerifier:
         if jwk.get("alg") not in (None, alg) or jwk.get("use") not in (None, "sig"):
             return False  # RFC 7517 sections 4.2 and 4.4: the key is not for this algorithm or for signing
         try:
-            key = jwt.PyJWK(jwk, algorithm=alg).key
-            jwt.PyJWS().decode(token, key=key, algorithms=[alg])
+            loaded = self._loaded.get(id(jwk))
+            if loaded is None or loaded[0] is not jwk or loaded[1] != alg:
+                loaded = self._loaded[id(jwk)] = (jwk, alg, jwt.PyJWK(jwk, algorithm=alg).key)
+            jwt.PyJWS().decode(token, key=loaded[2], algorithms=[alg])
         except (jwt.PyJWTError, ValueError, TypeError, KeyError):
             return False
         return True
@@ -149,6 +161,7 @@ class TokenVerifier:
             log.warning("fetching the keys of %s failed: %s", self.rules.issuer, type(exc).__name__)
             return
         self._keys = {str(k.get("kid", "")): k for k in keys if isinstance(k, dict)}
+        self._loaded = {}
         self._fetched_at, self._failed_at = now, None
         log.info("fetched %d signing keys of %s", len(self._keys), self.rules.issuer)
 
