@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import logging
 import signal
 import sys
@@ -61,6 +62,7 @@ from mcp_eras.bridge.layers.policy import GatewayUpstream
 from mcp_eras.bridge.layers.ratelimit import RateLimitedUpstream
 from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.gateway import policy, resource
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -333,10 +335,25 @@ class Router:
             if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
                     or entry.staged.stage is not None or (entry.limited is not None and entry.limited.limit is not None)
                     or not entry.bypass_allowed):
-                return await entry.front.endpoint(request)
+                return self._scope_challenge(entry.name, request, await entry.front.endpoint(request))
             return await self._same_era_or_front(entry, request)
         finally:
             stage.unbind_session(token)
+
+    def _scope_challenge(self, name: str, request: Request, response: Response) -> Response:
+        """Behind ``[auth]``, a 2026 client's call refused by the server's policy for a scope its token lacks: 403 with
+        the ``WWW-Authenticate`` challenge naming the scope (RFC 6750 section 3.1; 2026-07-28 basic/authorization
+        "Step-Up Authorization Flow"). A 2025 session keeps the named error on an ordinary answer."""
+        auth = self.config.auth if self.config is not None else None
+        body = getattr(response, "body", None)
+        if (auth is None or response.status_code != 200 or not isinstance(body, bytes) or b"insufficient_scope" not in body
+                or request.headers.get("mcp-protocol-version") != eras.MODERN):
+            return response
+        with contextlib.suppress(ValueError):
+            found = policy.challenge(json.loads(body), resource.metadata_url(resource.fleet_resource(auth.audience, name)))
+            if found is not None:
+                return Response(body, status_code=found[0], media_type="application/json", headers=found[1])
+        return response
 
     async def _same_era_or_front(self, entry: Entry, request: Request) -> Response:
         """2025 clients of a 2025 Streamable HTTP server pass through untranslated; the rest go to the fronts."""
@@ -456,7 +473,7 @@ def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlet
         from mcp_eras.bridge.gateway.guard import fleet_config, fleet_middleware
 
         router.passthrough_enabled = False
-        middleware.append(fleet_middleware(fleet_config(auth)))
+        middleware.append(fleet_middleware(fleet_config(auth), router.metrics, lambda name: name in router.entries))
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.router = router
     return app

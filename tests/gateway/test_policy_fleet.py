@@ -106,3 +106,17 @@ def test_listing_differs_by_policy_and_a_denied_call_never_reaches_the_upstream(
     assert [a["outcome"] for a in mine[-2:]] == ["denied", "ok"], mine
     assert mine[-2]["principal"] == f"{stub.url}|reader" and mine[-1]["principal"] == f"{stub.url}|mathematician"
     assert "arguments" not in mine[-1]
+
+
+def test_a_2026_client_gets_403_with_the_scope_challenge(fleet: tuple[fp.FleetBridge, Path], stub: Issuer) -> None:
+    bridge, _ = fleet
+    url = bridge.url("modern")
+    msg = fp.canonical("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": fp.MODERN,
+               "Mcp-Method": "tools/call", "Mcp-Name": "add", **bearer(stub.token(url, sub="reader", scope=SCOPE))}
+    resp = httpx.post(url, content=json.dumps(msg), headers=headers, timeout=60)
+    assert resp.status_code == 403, resp.text
+    challenge = resp.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ") and 'error="insufficient_scope"' in challenge and 'scope="math"' in challenge
+    assert f'resource_metadata="{bridge.base}/.well-known/oauth-protected-resource/servers/modern/mcp"' in challenge
+    assert resp.json()["error"]["data"]["scope"] == "math"  # the named error is the body
