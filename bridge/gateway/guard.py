@@ -98,8 +98,10 @@ class ResourceGuard:
     """ASGI middleware: ``Starlette(middleware=[Middleware(ResourceGuard, config=..., locate=..., document=...)])``."""
 
     def __init__(self, app: ASGIApp, config: AuthConfig, locate: Locate, document: Callable[[str], rs.ProtectedResource | None],
-                 verifier: TokenVerifier | None = None) -> None:
+                 verifier: TokenVerifier | None = None, on_refused: Callable[[str, tk.Refused], None] | None = None) -> None:
+        """``on_refused(path, refusal)``: told of each refusal (a fleet counts them in /metrics)."""
         self.app = app
+        self.on_refused = on_refused
         self.config = config
         self.locate = locate
         self.document = document
@@ -148,6 +150,8 @@ class ResourceGuard:
         if isinstance(verdict, tk.Refused):
             self.refusals[verdict.description] = self.refusals.get(verdict.description, 0) + 1
             log.info("refused a request to %s: %s", path, verdict.description)
+            if self.on_refused is not None:
+                self.on_refused(path, verdict)
             headers = {"WWW-Authenticate": prm.challenge(verdict)} if verdict.status in (401, 403) else {}
             body = {"error": verdict.error or "unauthorized" if verdict.status < 500 else "temporarily_unavailable",
                     "error_description": verdict.description}
@@ -176,9 +180,21 @@ def single_middleware(settings: Any, path: str) -> Middleware:
     return Middleware(ResourceGuard, config=config, locate=locate, document=documents.get)
 
 
-def fleet_middleware(config: AuthConfig) -> Middleware:
+def fleet_middleware(config: AuthConfig, metrics: Any = None, known: Callable[[str], bool] = lambda name: True) -> Middleware:
+    """``metrics``: the fleet's (``fleet.metrics.Metrics``), which then counts refusals by server (``known`` ones; others
+    as "unknown": a path is the caller's to choose) and error (RFC 6750 code, "no_token" or "unavailable")."""
     locate, document = fleet(config)
-    return Middleware(ResourceGuard, config=config, locate=locate, document=document)
+    on_refused = None
+    if metrics is not None:
+        metrics.counter("auth_refusals_total", "Requests the resource-server front refused, by server and error.", ("server", "error"))
+
+        def on_refused(path: str, refused: tk.Refused) -> None:
+            match = FLEET_ENDPOINT.match(path)
+            server = match.group(1) if match is not None and known(match.group(1)) else "unknown"
+            error = refused.error or ("unavailable" if refused.status >= 500 else "no_token")
+            metrics.inc("auth_refusals_total", {"server": server, "error": error})
+
+    return Middleware(ResourceGuard, config=config, locate=locate, document=document, on_refused=on_refused)
 
 
 def fleet_config(table: Any) -> AuthConfig:

@@ -149,6 +149,11 @@ def test_refusals_name_their_reason(fleet: fp.FleetBridge, stub: Issuer) -> None
     assert resp.status_code == 401 and challenge(resp) == {"resource_metadata": f"{fleet.base}{WELL_KNOWN}/servers/modern/mcp",
                                                            "scope": SCOPE}  # another method: no error code
     assert fleet.proc.poll() is None  # none of them hurt the bridge
+    metrics = fleet.metrics()
+    assert fp.metric(metrics, "mcp_bridge_auth_refusals_total", server="modern", error="invalid_token") >= len(cases)
+    assert fp.metric(metrics, "mcp_bridge_auth_refusals_total", server="modern", error="insufficient_scope") >= 1
+    assert post(fleet.base + "/servers/nobody/mcp").status_code == 401  # an unknown server: refused first, not named
+    assert fp.metric(fleet.metrics(), "mcp_bridge_auth_refusals_total", server="unknown", error="no_token") >= 1
     assert post(url, bearer(stub.token(url))).status_code == 200
 
 
