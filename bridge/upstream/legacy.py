@@ -47,6 +47,16 @@ class Listener:
     queue: asyncio.Queue[Message | None] = field(default_factory=asyncio.Queue)
 
 
+def limits_of(settings: Settings) -> Limits:
+    """The pool's caps from the settings; with ``share_child`` one session (one child) for every caller, whose
+    input-capable calls take its lease in turn."""
+    shared = settings.share_child
+    return Limits(
+        per_identity_sessions=1 if shared else settings.pool_per_identity, total_sessions=1 if shared else settings.pool_max_sessions,
+        parked_per_identity=settings.parked_total if shared else settings.parked_per_identity, parked_total=settings.parked_total,
+        idle_ms=int(settings.pool_idle_timeout * 1000), departed_ms=int(settings.pool_departed_timeout * 1000), share_child=shared)
+
+
 class LegacyUpstream(Upstream):
     era = eras.LEGACY
     answers_refusals = True  # (``call``)
@@ -59,10 +69,7 @@ class LegacyUpstream(Upstream):
         adopts and initializes for its own caller, so one child, not two)."""
         self.settings = settings
         self.name = name
-        self.limits = limits or Limits(
-            per_identity_sessions=settings.pool_per_identity, total_sessions=settings.pool_max_sessions,
-            parked_per_identity=settings.parked_per_identity, parked_total=settings.parked_total,
-            idle_ms=int(settings.pool_idle_timeout * 1000), departed_ms=int(settings.pool_departed_timeout * 1000))
+        self.limits = limits or limits_of(settings)
         self.pool = Pool()
         self.live: dict[str, LegacySession] = {}
         self.sealer = StateSealer(settings.state_key, settings.instance_id, settings.state_ttl)
@@ -116,7 +123,7 @@ class LegacyUpstream(Upstream):
         if request is None:
             return
         note = jsonrpc.notification("notifications/roots/list_changed")
-        for sid in self.pool.identity_sessions(request, ctx.principal):
+        for sid in self.pool.identity_sessions(request, ctx.principal, self.limits.share_child):
             session = self.live.get(sid)
             if session is not None and session.state == "ready":
                 await session.send_quietly(note)
@@ -231,7 +238,7 @@ class LegacyUpstream(Upstream):
         input-capable call: in a first-come first-served queue per identity, woken one per freed lease)."""
         choice: Grant | Wait | None = None
         # A newcomer does not overtake the queue; a woken waiter that lost its lease anyway goes back to its head.
-        key = lease_key(request, ctx.principal) if request is not None and self.leases.queues else None
+        key = lease_key(request, ctx.principal, self.limits.share_child) if request is not None and self.leases.queues else None
         queued = key is not None and self.leases.waiting(key, self._live)
         if not queued:
             # The common case: a lease is free now (the same first step as the loop below, without its deadline scope).
@@ -290,7 +297,7 @@ class LegacyUpstream(Upstream):
                 first_done = False
                 if key is None:  # only input-capable calls wait
                     assert request is not None
-                    key = lease_key(request, ctx.principal)
+                    key = lease_key(request, ctx.principal, self.limits.share_child)
                     assert key is not None
                 await self._wait_for_lease(key, at_head=not queued)
                 queued = False
@@ -557,5 +564,5 @@ class LegacyUpstream(Upstream):
 
     def fanout(self, session: LegacySession, note: Message) -> None:
         for listener in self.listeners:
-            if listener.principal == session.rec.principal:
+            if listener.principal == session.rec.principal or self.limits.share_child:
                 listener.queue.put_nowait(note)

@@ -315,9 +315,11 @@ class LegacySession:
         this runs its deadline). Before the first call nobody can be asked: see the README, Roots."""
         owner = self.owner
         wait_ms = rules.held_wait_ms(owner.settings.request_timeout)
-        answer = owner.pool.hold(self.sid, msg, now_ms=now_ms(), wait_ms=wait_ms, limits=owner.limits)
+        in_flight = sum(1 for call in self.calls.values() if call.machine is not None)
+        answer = owner.pool.hold(self.sid, msg, now_ms=now_ms(), wait_ms=wait_ms, limits=owner.limits, calls_in_flight=in_flight)
         if answer is not None:
-            log.info("upstream %s: %s answered for the client: %s", owner.name, msg["method"], answer["error"]["message"])
+            why = answer["error"]["message"] if "error" in answer else "declined"
+            log.info("upstream %s: %s answered for the client: %s", owner.name, msg["method"], why)
             await self.send_quietly(answer)
             return
         log.info("upstream %s: %s held for the session's next call", owner.name, msg["method"])

@@ -51,3 +51,10 @@ def test_a_session_with_a_call_claim_or_parked_round_is_never_reaped() -> None:
     pool.release("s1")  # (its caller gave up before the call began: claim and lease go back)
     assert pool.reap(10_000_000, LIMITS) == ("s1",)  # s0 holds a parked round
     assert isinstance(call, LegacyCall) and "s0" in pool.sessions
+
+
+def test_on_a_tie_the_later_opened_session_stays_warm() -> None:
+    pool = Pool()
+    for i, name in enumerate(("a", "b", "c")):
+        served(pool, name, f"s{i}", 5_000)  # all in the same millisecond
+    assert pool.reap(5_000 + 30_001, LIMITS) == ("s0", "s1")

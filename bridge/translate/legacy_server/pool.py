@@ -25,7 +25,13 @@ from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.legacy_server import frames as tx
 from mcp_eras.bridge.translate.legacy_server.call import LegacyCall
 from mcp_eras.bridge.translate.legacy_server.listen import LIST_CHANGED
-from mcp_eras.bridge.translate.legacy_server.mrtr import has_capability, required_capability, unasked_frame, undeclared_frame
+from mcp_eras.bridge.translate.legacy_server.mrtr import (
+    has_capability,
+    refusal_frame,
+    required_capability,
+    unasked_frame,
+    undeclared_frame,
+)
 from mcp_eras.bridge.translate.mrtr_steps import Step
 
 # ---------------------------------------------------------------------------------------------
@@ -52,6 +58,8 @@ class Limits:
     held_per_session: int = 16
     """Session-level server requests waiting for a client request to carry them (more are answered
     with an error at once)."""
+    share_child: bool = False
+    """Every caller shares one session (for stdio: one child), whatever its identity (``shared_identity``)."""
 
 
 @dataclass(frozen=True)
@@ -163,9 +171,11 @@ class Pool:
                 del self._groups[key]
         return found
 
-    def identity_sessions(self, request: Message, principal: str | None) -> list[str]:
+    def identity_sessions(self, request: Message, principal: str | None, shared: bool = False) -> list[str]:
         """The sessions opened for the identity ``request`` carries: a 2025 client's roots change concerns them
-        (and no session of another principal, capabilities or clientInfo)."""
+        (and no session of another principal, capabilities or clientInfo; ``shared``: the one shared session)."""
+        if shared:
+            return [s.sid for s in self.group(identity_key(*shared_identity()))]
         return [s.sid for s in self.group(identity_key(principal, tx.client_capabilities(request), tx.client_info(request)))]
 
     def acquire(self, request: Message | None, principal: str | None, new_sid: str, *, limits: Limits,
@@ -176,8 +186,10 @@ class Pool:
         if meta is None:
             meta = (request_meta(request) or {}) if request is not None else {}
         caps, info = tx.capabilities_in(meta), tx.info_in(meta)
-        key = identity_key(principal, caps, info)
         exclusive = request is not None and needs_lease(request.get("method"), caps)
+        if limits.share_child:
+            principal, caps, info = shared_identity()
+        key = identity_key(principal, caps, info)
         reaped = self._reap_idle(now_ms, limits)
         group = self.group(key)
         if exclusive:
@@ -227,7 +239,7 @@ class Pool:
         or parked call)."""
         if not self.sessions:
             return []
-        newest = max(self.sessions.values(), key=lambda s: s.last_used_ms)
+        newest = max(reversed(self.sessions.values()), key=lambda s: s.last_used_ms)  # (a tie: the later opened)
         parked = self._parked_sids() if self.parked else set()
         departed = min(limits.departed_ms, limits.idle_ms)
         return [(s, limits.idle_ms if s is newest else departed) for s in self.sessions.values()
@@ -273,15 +285,20 @@ class Pool:
 
     # --- session-level server requests (no call to attribute them to) ------------------------------
 
-    def hold(self, sid: str, msg: Message, *, now_ms: int, wait_ms: int, limits: Limits) -> Message | None:
+    def hold(self, sid: str, msg: Message, *, now_ms: int, wait_ms: int, limits: Limits, calls_in_flight: int = 0) -> Message | None:
         """A server->client request of session ``sid`` that no call in flight can carry (a 2025 server
         may ask ``roots/list`` right after ``notifications/initialized``, 2025-11-25 client/roots.mdx
         §Listing Roots). The session serves one identity: every caller of it declared the same
         capabilities (``identity_key``), so it is held for the session's next input-capable call, whose
         caller is asked. Returns the answer to send now instead: the client did not declare the
-        capability (answered as such a client would), or too many are held already."""
+        capability (answered as such a client would), or too many are held already. A shared session
+        (``share_child``) serves callers of every identity: a request asked while client calls are in flight that none
+        of them can be named for is declined (the 2025 client's "no"), never carried to another caller."""
         s = self.sessions.get(sid)
         method = msg.get("method", "")
+        if limits.share_child and calls_in_flight:
+            self.refused["unattributed"] = self.refused.get("unattributed", 0) + 1
+            return refusal_frame(msg["id"], method)
         need = required_capability(method, msg.get("params"))
         if s is None or need is None or not has_capability(s.caps, need):
             return undeclared_frame(msg["id"], method)
@@ -446,10 +463,24 @@ def needs_lease(method: Any, caps: dict[str, Any]) -> bool:
     return method in MRTR_METHODS and not caps.keys().isdisjoint(INPUT_CAPABILITIES)
 
 
-def lease_key(request: Message, principal: str | None) -> str | None:
+def lease_key(request: Message, principal: str | None, shared: bool = False) -> str | None:
     """The identity whose input lease ``request`` needs, or None when it needs none (it never waits)."""
     caps = tx.client_capabilities(request)
-    return identity_key(principal, caps, tx.client_info(request)) if needs_lease(request.get("method"), caps) else None
+    if not needs_lease(request.get("method"), caps):
+        return None
+    return identity_key(*shared_identity()) if shared else identity_key(principal, caps, tx.client_info(request))
+
+
+SHARED_CAPABILITIES: dict[str, Any] = {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}, "sampling": {}}
+"""What a shared session declares upstream: everything a caller may be asked for. Each request the server asks is
+carried by the call it belongs to, whose own client's declarations decide (-32021 when it lacks the capability,
+2026-07-28 basic/patterns/mrtr.mdx §Server Requirements)."""
+
+
+def shared_identity() -> tuple[None, dict[str, Any], None]:
+    """The identity of the one session every caller shares (``Limits.share_child``): no principal, the shared
+    capabilities, the bridge's own clientInfo."""
+    return None, SHARED_CAPABILITIES, None
 
 
 def identity_key(principal: str | None, caps: dict[str, Any] | None, info: dict[str, Any] | None) -> str:
