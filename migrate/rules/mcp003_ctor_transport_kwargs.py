@@ -77,7 +77,7 @@ class Rule(StartSiteEditor):
         """No start site in the project (issue 31): v2's constructor would raise ``TypeError`` at
         import, so the kwargs become defaults of the server's start methods (``transport_defaults``)
         when the constructor is a plain ``var = MCPServer(...)`` statement below the file's imports."""
-        if self.ctx.index.sites_for(ctor) or not ctor.kwargs or ctor.settings:
+        if self.ctx.index.sites_for(ctor) or not ctor.kwargs:
             return False
         statements = self.ctx.statements
         top = statements[0] if statements else None

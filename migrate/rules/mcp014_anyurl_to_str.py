@@ -63,9 +63,19 @@ class Rule(CallDetector):
                     if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "uri")]
         return []
 
+    def _unproven_site(self, call: cst.Call) -> bool:
+        """``<anything>.read_resource(AnyUrl(...))`` (a pydantic URL built for the SDK's resource methods):
+        v2 takes a ``str`` there, so an unproven receiver gets a marker rather than nothing (issue 31)."""
+        func = call.func
+        return (isinstance(func, cst.Attribute) and func.attr.value in self.METHODS and bool(call.args)
+                and isinstance(call.args[0].value, cst.Call) and self.resolves_to(call.args[0].value.func, URL_TYPES))
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         positions = self._uri_positions(original_node)
         if not positions:
+            if self._unproven_site(original_node):
+                self.report(original_node, "if this is an MCP client session, pass the URI as a str "
+                                           "(v2 rejects a URL object)", fixed=False)
             return updated_node
         args = list(updated_node.args)
         changed = False

@@ -45,6 +45,7 @@ class Rule(CallDetector):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.converted = False
+        self.handed: set[str] = set()  # names passed to an SDK transport as http_client=
 
     def _module_aliases(self, node: cst.CSTNode) -> set[str] | None:
         """Local names of the ``httpx`` module used in ``node`` when every httpx reference in it is
@@ -72,7 +73,33 @@ class Rule(CallDetector):
         self.converted = True
         return updated.visit(_Rename(aliases))  # type: ignore[return-value]
 
+    def visit_Module(self, node: cst.Module) -> None:
+        """The names handed to an SDK transport as ``http_client=``: an httpx client bound to one of
+        them (``async with httpx.AsyncClient(...) as client``) is built before the call is seen."""
+        outer = self
+
+        class Handed(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                if outer.resolves_to(call.func, SDK_TRANSPORTS):
+                    outer.handed.update(a.value.value for a in call.args if a.keyword and a.keyword.value
+                                        == "http_client" and isinstance(a.value, cst.Name))
+
+        node.visit(Handed())
+
+    def _bound_to_handed(self) -> bool:
+        """The call being left is bound to a name later passed as ``http_client=``."""
+        parent = self.parent()
+        if isinstance(parent, cst.WithItem) and parent.asname is not None:
+            return isinstance(parent.asname.name, cst.Name) and parent.asname.name.value in self.handed
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            return isinstance(target, cst.Name) and target.value in self.handed
+        return False
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self.handed and self._httpx(original_node.func) and self._bound_to_handed():
+            return self._convert(original_node, updated_node, "this client is passed to the SDK as http_client=: "
+                                                              "it must be an httpx2.AsyncClient now (same API)")
         if self.resolves_to(original_node.func, SDK_TRANSPORTS):
             args = list(updated_node.args)
             for i, arg in enumerate(original_node.args):
