@@ -217,7 +217,8 @@ class ClusterUpstream(Upstream):
             self.forwarded["lost"] += 1
             return gone
         assert record is not None
-        caller = {"principal": ctx.principal, "authorization": ctx.authorization, "trace": ctx.trace, "client_era": ctx.client_era}
+        caller = fw.caller_fields(ctx.principal, ctx.authorization, ctx.trace, ctx.client_era, ctx.subject, ctx.scopes,
+                                  ctx.subject_token)
         body = fw.forward_body(request, caller, self.instance_id, int(time.time() * 1000))
         self.forwarded["out"] += 1
         try:
@@ -246,7 +247,8 @@ class ClusterUpstream(Upstream):
                               self.settings.max_body_bytes)
         if isinstance(got, int):
             return Response(status_code=got)
-        ctx = CallContext(principal=got.principal, authorization=got.authorization, trace=got.trace, client_era=got.client_era)
+        ctx = CallContext(principal=got.principal, authorization=got.authorization, trace=got.trace, client_era=got.client_era,
+                          subject=got.subject, scopes=got.scopes, subject_token=got.subject_token)
         self.forwarded["in"] += 1
         return StreamingResponse(self._run_forwarded(got.request, ctx), media_type="application/x-ndjson")
 

@@ -84,7 +84,8 @@ def no_answer(owner: str) -> str:
 
 def forward_body(request: Message, caller: dict[str, Any], sender: str, at_ms: int) -> bytes:
     """The body posted to the owner: the request, the caller (``principal``, ``authorization``, ``trace``,
-    ``client_era``), the sending instance and when it sent."""
+    ``client_era``, and behind a resource-server front its validated ``subject``, ``scopes`` and ``subject_token``),
+    the sending instance and when it sent."""
     return orjson.dumps({"request": request, **caller, "from": sender, "at_ms": at_ms})
 
 
@@ -97,6 +98,19 @@ class Forwarded:
     authorization: str | None = None
     trace: dict[str, str] = field(default_factory=dict)
     client_era: str = eras.MODERN
+    subject: str | None = None
+    scopes: frozenset[str] = frozenset()
+    subject_token: str | None = field(default=None, repr=False)
+
+
+def caller_fields(principal: str | None, authorization: str | None, trace: dict[str, str], client_era: str,
+                  subject: str | None, scopes: frozenset[str], subject_token: str | None) -> dict[str, Any]:
+    """The caller as the forward body carries it: the owner's policy sees the scopes the front validated, and a token
+    exchange there has the caller's token (the body is signed: ``sign``)."""
+    fields: dict[str, Any] = {"principal": principal, "authorization": authorization, "trace": trace, "client_era": client_era}
+    if subject is not None:
+        fields.update(subject=subject, scopes=sorted(scopes), subject_token=subject_token)
+    return fields
 
 
 def read_forward(body: bytes, signature: str, key: bytes, now_ms: int, max_body_bytes: int) -> Forwarded | int:
@@ -109,8 +123,12 @@ def read_forward(body: bytes, signature: str, key: bytes, now_ms: int, max_body_
     try:
         data = orjson.loads(body)
         msg, at_ms = data["request"], int(data["at_ms"])
+        scopes = data.get("scopes") or []
+        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+            return BAD_REQUEST_STATUS
         forwarded = Forwarded(msg, data.get("principal"), data.get("authorization"), dict(data.get("trace") or {}),
-                              data.get("client_era") or eras.MODERN)
+                              data.get("client_era") or eras.MODERN, data.get("subject"), frozenset(scopes),
+                              data.get("subject_token"))
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return BAD_REQUEST_STATUS
     if abs(now_ms - at_ms) > FORWARD_SKEW_MS or not isinstance(msg, dict):

@@ -54,6 +54,22 @@ def test_a_signed_body_round_trips() -> None:
         RETRY, "alice", "Bearer t", {"traceparent": "00-a-b-01"}, "2025-11-25")
 
 
+def test_a_validated_caller_reaches_the_owner_with_its_subject_scopes_and_token() -> None:
+    """Behind a resource-server front the owner's policy sees the validated scopes and a token exchange has its token;
+    a front that checks no token sends none of these fields."""
+    caller = fw.caller_fields("p", None, {}, "2026-07-28", "https://as.test/|alice", frozenset({"b", "a"}), "tok")
+    assert caller["scopes"] == ["a", "b"] and "authorization" in caller and caller["authorization"] is None
+    body = fw.forward_body(RETRY, caller, "b1", NOW)
+    got = fw.read_forward(body, fw.sign(KEY, body), KEY, NOW, 1000)
+    assert isinstance(got, fw.Forwarded)
+    assert (got.subject, got.scopes, got.subject_token) == ("https://as.test/|alice", frozenset({"a", "b"}), "tok")
+    assert "tok" not in repr(got)
+    plain = fw.caller_fields("p", "Bearer t", {}, "2026-07-28", None, frozenset(), None)
+    assert set(plain) == {"principal", "authorization", "trace", "client_era"}
+    bad = orjson.dumps({"request": RETRY, "at_ms": NOW, "subject": "s", "scopes": "a b"})
+    assert fw.read_forward(bad, fw.sign(KEY, bad), KEY, NOW, 1000) == BAD_REQUEST_STATUS
+
+
 def test_a_body_without_a_caller_runs_as_an_anonymous_2026_client() -> None:
     body = orjson.dumps({"request": RETRY, "at_ms": NOW})
     got = fw.read_forward(body, fw.sign(KEY, body), KEY, NOW, 1000)
