@@ -25,7 +25,7 @@ from mcp_eras.bridge import cli_help
 from mcp_eras.migrate import engine, report
 from mcp_eras.migrate.catalogue import PLANNED
 from mcp_eras.migrate.config import dirty_files, load_config
-from mcp_eras.migrate.discover import discover
+from mcp_eras.migrate.discover import discover, project_manifests
 from mcp_eras.migrate.model import FileResult
 from mcp_eras.migrate.rules import catalogue, select_rules, unknown_tokens
 
@@ -138,7 +138,7 @@ def refusal(paths: list[Path], allow_dirty: bool, allow_no_vcs: bool) -> str | N
         return (f"not inside a git checkout: {', '.join(str(p) for p in outside)}: nothing could undo the rewrite. "
                 "Commit the code to git first, or pass --allow-no-vcs")
     if dirty and not allow_dirty:
-        listed = "\n".join(f"  {p}" for p in sorted(dirty)[:20])
+        listed = "\n".join(f"  {os.path.relpath(p)}" for p in sorted(dirty)[:20])  # as the user would type them
         more = f"\n  ... and {len(dirty) - 20} more" if len(dirty) > 20 else ""
         return (f"{len(dirty)} file(s) have uncommitted changes (commit or stash them, or pass --allow-dirty):\n"
                 f"{listed}{more}")
@@ -157,14 +157,18 @@ def _execute(run: Run) -> int:
     if bad:
         engine.log(f"mcp-migrate: unknown rule selector(s): {', '.join(bad)}")
         return 2
+    above = [Path(os.path.relpath(p)) for p in project_manifests(paths)]
+    if above:
+        engine.log("mcp-migrate: also reading the project's manifest(s) above the given path: "
+                   + ", ".join(os.path.relpath(p) for p in above))
     if mode == "fix":
-        why = refusal(paths, run.allow_dirty, run.allow_no_vcs)
+        why = refusal([*paths, *above], run.allow_dirty, run.allow_no_vcs)
         if why:
             engine.log(f"mcp-migrate: refusing to rewrite anything: {why}")
             return 2
     options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), run.safe_only or config.safe_only,
                              keep_texts=mode == "diff", markers=str(run.markers))
-    found = discover(paths, _split(exclude) + config.exclude)
+    found = discover([*paths, *above], _split(exclude) + config.exclude)
     if not found.files:
         engine.log("mcp-migrate: nothing readable under " + ", ".join(str(p) for p in paths))
         for path, why in found.skipped:

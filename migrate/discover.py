@@ -2,7 +2,8 @@
 
 Version-control metadata, virtual environments, ``node_modules`` and build outputs are pruned;
 symlinks are never followed (a link that loops or dangles is reported); explicit file arguments
-are always taken.
+are always taken. A path below its project's root (``mcp-migrate ./src``) brings the manifests of
+the nearest enclosing project root too (``project_manifests``), since they pin the SDK its code uses.
 """
 
 from __future__ import annotations
@@ -116,3 +117,23 @@ def discover(paths: list[Path], exclude: list[str] | None = None) -> Discovery:
                     continue
                 take(path, kind)
     return out
+
+
+def project_manifests(paths: list[Path]) -> list[Path]:
+    """Manifests of the nearest project root above each directory in ``paths`` (an ancestor holding a
+    ``pyproject.toml``, ``setup.cfg`` or requirements file; the search stops at a ``.git`` directory),
+    not already under one of ``paths``."""
+    roots = [p.absolute() for p in paths if p.is_dir()]
+    found: list[Path] = []
+    for root in roots:
+        if (root / ".git").exists():
+            continue  # the checkout's own root: nothing above it belongs to this project
+        for parent in root.parents:
+            manifests = sorted(f for f in parent.iterdir() if f.is_file() and not f.is_symlink()
+                               and classify(f) in ("manifest", "requirements", "lockfile")) if parent.is_dir() else []
+            if manifests:
+                found.extend(m for m in manifests if m not in found and not any(m.is_relative_to(r) for r in roots))
+                break
+            if (parent / ".git").exists():
+                break
+    return found

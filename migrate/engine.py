@@ -46,6 +46,21 @@ class Decoded:
     text: str
     encoding: str
     bom: bool
+    prefix: bytes = b""  # the byte-order mark a manifest was read with, written back as it was
+
+
+# UTF-32 first: its little-endian mark starts with UTF-16's
+MANIFEST_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+                 (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def decode_manifest(data: bytes) -> Decoded:
+    """A manifest's text by its byte-order mark (a Windows ``pip freeze > requirements.txt`` writes
+    UTF-16 with one), UTF-8 without one."""
+    for mark, encoding in MANIFEST_BOMS:
+        if data.startswith(mark):
+            return Decoded(data[len(mark):].decode(encoding), encoding, False, mark)
+    return Decoded(data.decode("utf-8"), "utf-8", False)
 
 
 def decode(data: bytes) -> Decoded:
@@ -61,7 +76,7 @@ def decode(data: bytes) -> Decoded:
 
 
 def encode(decoded: Decoded, text: str) -> bytes:
-    return (codecs.BOM_UTF8 if decoded.bom else b"") + text.encode(decoded.encoding)
+    return (decoded.prefix or (codecs.BOM_UTF8 if decoded.bom else b"")) + text.encode(decoded.encoding)
 
 
 # ------------------------------------------------------------------------------------ guards
@@ -193,7 +208,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         result.failed = job.kind == "python"
         return result
     try:
-        decoded = decode(data) if job.kind == "python" else Decoded(data.decode("utf-8"), "utf-8", False)
+        decoded = decode(data) if job.kind == "python" else decode_manifest(data)
         if job.kind != "python" and "\x00" in decoded.text:
             raise ValueError("binary file")
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -228,7 +243,7 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         result.skipped = failure
         result.failed = job.kind == "python" and not failure.startswith(("does not parse", "binary"))
         return result
-    result.markers = new.count(MARKER_PREFIX) - decoded.text.count(MARKER_PREFIX)
+    result.markers = new.count(MARKER_PREFIX) if job.kind == "python" else 0  # in the file after this run
     if new != decoded.text:
         result.changed = True
         if shared.options.keep_texts:
