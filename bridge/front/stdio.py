@@ -88,8 +88,12 @@ async def serve_stdio(
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     out = writer if writer is not None else sys.stdout.buffer
     lock = asyncio.Lock()
+    served = False
 
     async def write(msg: Message) -> None:
+        nonlocal served
+        if not served and "result" in msg:
+            served = True
         data = jsonrpc.dumps(msg) + b"\n"
         async with lock:
             out.write(data)
@@ -101,11 +105,13 @@ async def serve_stdio(
 
     handler: FrameHandler | None = None
     front = StdioFront(settings.front_era, legacy_factory is not None, settings.max_line_bytes)
+    failed_start: UpstreamError | None = None
     try:
         await upstream.start()
     except UpstreamError as exc:
         # The client is waiting for answers: it gets one per request (each retries the upstream) instead of a closed pipe.
         log.error("upstream not reachable: %s (each request tries again)", exc)
+        failed_start = exc
     try:
         while True:
             try:
@@ -134,3 +140,5 @@ async def serve_stdio(
         if handler is not None:
             await handler.aclose()
         await upstream.aclose()
+    if failed_start is not None and not served:
+        raise failed_start  # the session ended without the upstream ever answering: the bridge exits with its error

@@ -95,7 +95,9 @@ async def test_cancel_stops_the_call_and_nothing_more_is_sent_for_it() -> None:
 
 async def test_an_unreachable_upstream_answers_each_request_instead_of_closing_the_pipe() -> None:
     """A client waiting on its first answer gets one (issue #35: the stdio front never exits with a request unanswered):
-    the upstream's start fails, each request tries it again and is answered with the error."""
+    the upstream's start fails, each request tries it again and is answered with the error. A session that ended
+    without the upstream ever answering still ends the bridge with the error (a misconfigured server is reported)."""
+    from mcp_eras.bridge.core import UpstreamError
     from mcp_eras.bridge.upstream.factory import AutoUpstream, Target
 
     upstream = AutoUpstream(Target(url="http://127.0.0.1:9/mcp"), Settings(connect_timeout=2.0, probe_timeout=2.0))
@@ -107,4 +109,5 @@ async def test_an_unreachable_upstream_answers_each_request_instead_of_closing_t
         assert answer["id"] == rid and answer["error"]["code"] == -32603 and "127.0.0.1:9" in answer["error"]["message"]
         spec.modern("JSONRPCErrorResponse", answer)
     reader.feed_eof()
-    await asyncio.wait_for(task, 10)
+    with pytest.raises(UpstreamError, match="127.0.0.1:9"):  # never reached: the bridge then exits with the error
+        await asyncio.wait_for(task, 10)
