@@ -1,16 +1,14 @@
-"""bench/migrate_groundtruth.py: pairs v1 examples with their hand ports and compares by AST
+"""tests/migrate/groundtruth.py (the measure behind bench/migrate_groundtruth.py): pairs v1 examples with their hand
+ports and compares by AST
 (docstrings and import order normalised); a missing checkout is skipped cleanly."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import migrate_groundtruth as gt  # noqa: E402
+import groundtruth as gt
 
 V1 = '''"""A demo."""
 from mcp.server.fastmcp import FastMCP
