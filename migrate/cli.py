@@ -27,6 +27,7 @@ from mcp_eras.migrate.catalogue import PLANNED
 from mcp_eras.migrate.config import dirty_files, load_config
 from mcp_eras.migrate.discover import discover, project_manifests
 from mcp_eras.migrate.model import FileResult
+from mcp_eras.migrate.packages import half_migrated
 from mcp_eras.migrate.rules import catalogue, select_rules, unknown_tokens
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]}, cls=cli_help.Group,
@@ -177,6 +178,12 @@ def _execute(run: Run) -> int:
     results = engine.run(found.files, options, run.jobs or config.jobs or os.cpu_count() or 1, _progress_printer(True))
     if run.baseline is not None:
         report.apply_baseline(results, report.load_baseline(run.baseline))
+    split = half_migrated(results)
+    if mode == "fix" and run.strict and split:
+        for path, users in split.items():
+            engine.log(f"mcp-migrate: refusing to rewrite anything (--strict): {os.path.relpath(path)} is left as it "
+                       f"is, but {', '.join(users)} would be migrated and import it")
+        return 2
     if mode == "fix":
         engine.write_results(results)
     readable = [r for r in results if not r.skipped or r.findings]
@@ -228,11 +235,13 @@ def fix_command(
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
     markers: MarkersOpt = Markers.action,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse to write a package it would leave half-migrated.")]
+    = False,
     version: VersionOpt = False,
 ) -> None:
     """Rewrite files in place (the default command: `mcp-migrate PATH`)."""
     raise typer.Exit(_execute(Run("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt,
-                                  output, baseline, allow_dirty, allow_no_vcs, markers)))
+                                  output, baseline, allow_dirty, allow_no_vcs, markers, strict)))
 
 
 @app.command("check", cls=cli_help.Command)
