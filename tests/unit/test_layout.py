@@ -157,3 +157,13 @@ def test_every_upstream_layer_is_in_one_package() -> None:
         assert folder in ("layers", "upstream"), f"{cls.name} is defined in {path.relative_to(ROOT)}"
         if folder == "upstream":
             assert not wraps or cls.name == "AutoUpstream", f"{cls.name} wraps another upstream outside bridge/layers"
+
+
+def test_test_modules_have_unique_names() -> None:
+    """pytest's default import mode puts each test folder on ``sys.path``: two test modules of one name cannot both be
+    collected in one run (the second is refused as an import file mismatch)."""
+    from collections import Counter
+
+    names = Counter(p.name for p in (ROOT / "tests").rglob("*.py")
+                    if p.name.startswith("test_") and "data" not in p.relative_to(ROOT / "tests").parts)
+    assert [name for name, count in names.items() if count > 1] == []
