@@ -54,6 +54,7 @@ from mcp_eras.bridge.gateway.upstream_auth import UpstreamCredentials
 from mcp_eras.bridge.translate.eras import EraSetting
 from mcp_eras.bridge.translate.gateway.policy import ToolPolicy
 from mcp_eras.bridge.translate.gateway.ratelimit import RateLimit, limit_of
+from mcp_eras.bridge.translate.gateway.tokens import DEFAULT_SKEW, MAX_SKEW
 from mcp_eras.bridge.translate.gateway.upstream_auth import UpstreamAuth
 from mcp_eras.bridge.upstream.factory import Target
 
@@ -338,6 +339,9 @@ class AuthTable(BaseModel):
     """RFC 7662 endpoint for opaque tokens (client credentials from MCP_BRIDGE_AUTH_CLIENT_ID / _SECRET)."""
     jwks_min_interval: float = Field(30.0, ge=0.0, le=3600.0)
     """Fewest seconds between two fetches of the issuer's keys caused by an unknown key id (rotation)."""
+    clock_skew: int = Field(DEFAULT_SKEW, ge=0, le=MAX_SKEW, strict=True)
+    """Seconds a token's ``exp`` and ``nbf`` are stretched by for clocks that disagree (RFC 7519 section 4.1.4
+    allows "some small leeway"); bounded so that an expired token cannot stay good for long."""
 
     @field_validator("issuer", "audience", "introspection_url")
     @classmethod

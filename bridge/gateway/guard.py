@@ -48,6 +48,7 @@ class AuthConfig:
     introspection_client_id: str | None = None
     introspection_client_secret: str | None = field(default=None, repr=False)
     jwks_min_interval: float = jp.JwksPolicy.min_interval
+    clock_skew: int = tk.DEFAULT_SKEW
 
     def introspection(self) -> Introspection | None:
         if not self.introspection_url:
@@ -106,7 +107,7 @@ class ResourceGuard:
         self.locate = locate
         self.document = document
         self.verifier = verifier or TokenVerifier(
-            tk.TokenRules(config.issuer, frozenset({config.audience}), frozenset(config.required_scopes)),
+            tk.TokenRules(config.issuer, frozenset({config.audience}), frozenset(config.required_scopes), skew=config.clock_skew),
             policy=jp.JwksPolicy(min_interval=config.jwks_min_interval), introspection=config.introspection())
         self._rules: dict[str, tk.TokenRules] = {}
         """Per resource (each fleet server's): what its tokens must be."""
@@ -143,7 +144,7 @@ class ResourceGuard:
         rules = self._rules.get(prm.resource)
         if rules is None:
             rules = tk.TokenRules(self.config.issuer, frozenset({prm.resource, self.config.audience}),
-                                  frozenset(self.config.required_scopes))
+                                  frozenset(self.config.required_scopes), skew=self.config.clock_skew)
             if len(self._rules) < RULES_KEPT:
                 self._rules[prm.resource] = rules
         verdict = await self.verifier.verify(authorization, rules)
@@ -200,4 +201,5 @@ def fleet_middleware(config: AuthConfig, metrics: Any = None, known: Callable[[s
 def fleet_config(table: Any) -> AuthConfig:
     """A fleet's ``[auth]`` table (``fleet.config.AuthTable``) as an ``AuthConfig``."""
     return AuthConfig(table.issuer, table.audience, tuple(table.required_scopes), table.introspection_url,
-                      os.environ.get(CLIENT_ID_ENV), os.environ.get(CLIENT_SECRET_ENV), table.jwks_min_interval)
+                      os.environ.get(CLIENT_ID_ENV), os.environ.get(CLIENT_SECRET_ENV), table.jwks_min_interval,
+                      table.clock_skew)
