@@ -25,13 +25,18 @@
 //   checked for signature, issuer and expiry) is exchanged for a JWT access token for the `resource` asked for, with
 //   the same `sub` and an `act` claim naming the exchanging client (RFC 8693 section 4.1).
 //
+// Options for the resource-server tests (issue 34), off unless set:
+// - AS_SIGNING_KEY: a file holding the private RSA JWK to sign with (its `kid`, default "test-key", names it), so
+//   that a restart on the same AS_PORT keeps the key (another file: a key rotation); default a key made at start;
+// - with AS_EVENT_LOG, a line "jwks" per request for the key set (for tests that count a verifier's refetches).
+//
 // Usage: AS_NODE_MODULES=<dir holding oidc-provider> node as_server.mjs
 //   listens on 127.0.0.1, an ephemeral port (AS_PORT to choose one), and prints one line
 //   `READY <issuer>` on stdout when it serves (and writes the issuer into AS_READY_FILE, if set).
 //   Logs go to stderr. (An ES module resolves packages from
 //   its own folder, not NODE_PATH: the package is loaded from AS_NODE_MODULES by path.)
-import { createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,8 +53,11 @@ const deny = process.env.AS_DENY === '1';
 // for tests that count sign-ins and refreshes. Never a token.
 const event = (line) => { if (process.env.AS_EVENT_LOG) appendFileSync(process.env.AS_EVENT_LOG, `${line}\n`); };
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', use: 'sig', alg: 'RS256' };
+const keyFile = process.env.AS_SIGNING_KEY ? JSON.parse(readFileSync(process.env.AS_SIGNING_KEY, 'utf8')) : null;
+const privateKey = keyFile
+  ? createPrivateKey({ key: keyFile, format: 'jwk' })
+  : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: keyFile?.kid || 'test-key', use: 'sig', alg: 'RS256' };
 
 const server = http.createServer();
 await new Promise((resolve) => server.listen(Number(process.env.AS_PORT || 0), '127.0.0.1', resolve));
@@ -159,6 +167,7 @@ async function interaction(req, res) {
 
 const callback = provider.callback();
 server.on('request', (req, res) => {
+  if (req.method === 'GET' && req.url.split('?')[0] === '/jwks') event('jwks');
   if (req.method === 'GET' && req.url.startsWith('/interaction/')) {
     interaction(req, res).catch((err) => {
       console.error(`as_server: interaction failed: ${err}`);

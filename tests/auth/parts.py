@@ -61,20 +61,29 @@ class AuthServer:
     issuer: str
     proc: subprocess.Popen[bytes]
     events: Path
-    """One line per sign-in (``login``) and per token issued (``grant <grant_type>``)."""
+    """One line per sign-in (``login``), per token issued (``grant <grant_type>``) and per key set request (``jwks``)."""
 
     def count(self, event: str) -> int:
         return self.events.read_text().splitlines().count(event) if self.events.exists() else 0
 
 
 @contextlib.contextmanager
-def auth_server(access_token_ttl: int = 600, scopes: str = SCOPE, deny: bool = False) -> Iterator[AuthServer]:
-    """Start as_server.mjs on a free loopback port; yield once it has written its issuer; stop it after."""
+def auth_server(access_token_ttl: int = 600, scopes: str = SCOPE, deny: bool = False, *, port: int | None = None,
+                signing_key: Path | None = None, client_credentials: bool = False) -> Iterator[AuthServer]:
+    """Start as_server.mjs on a free loopback port (or ``port``: a restart keeps the issuer); yield once it has
+    written its issuer; stop it after. ``signing_key``: a file with the private RSA JWK it signs with (its ``kid``
+    names it); ``client_credentials``: the client credentials grant is enabled. The events count ``jwks`` requests."""
     require_oidc_provider()
     with tempfile.TemporaryDirectory(prefix="as-") as tmp:
         ready = Path(tmp) / "issuer"
         env = {"AS_NODE_MODULES": str(OIDC_MODULES), "AS_ACCESS_TOKEN_TTL": str(access_token_ttl), "AS_SCOPES": scopes,
                "AS_DENY": "1" if deny else "0", "AS_READY_FILE": str(ready), "AS_EVENT_LOG": str(Path(tmp) / "events")}
+        if port is not None:
+            env["AS_PORT"] = str(port)
+        if signing_key is not None:
+            env["AS_SIGNING_KEY"] = str(signing_key)
+        if client_credentials:
+            env["AS_CLIENT_CREDENTIALS"] = "1"
         with peers.running([node(), str(AS_SCRIPT)], env=env) as proc:
             deadline = time.monotonic() + READY_TIMEOUT
             while not ready.exists() or not ready.read_text():
