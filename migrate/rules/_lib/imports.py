@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import libcst as cst
 
@@ -44,19 +45,67 @@ def drop_unused(module: cst.Module, names: dict[str, frozenset[str]]) -> cst.Mod
     return module.with_changes(body=body) if changed else module
 
 
+def _import_key(stmt: cst.BaseStatement) -> tuple[int, int, str] | None:
+    """isort's default order of a one-import line: section (future, standard library, third party,
+    local), ``import x`` before ``from x import``, then the module name; None for anything else."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    imp = stmt.body[0]
+    if isinstance(imp, cst.Import):
+        name, kind = _module_name(imp.names[0].name), 0
+    elif isinstance(imp, cst.ImportFrom):
+        if imp.relative:
+            return (3, 1, "." * len(imp.relative) + _module_name(imp.module))
+        name, kind = _module_name(imp.module), 1
+    else:
+        return None
+    top = name.split(".")[0]
+    section = 0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2
+    return (section, kind, name.lower())
+
+
 def add_imports(module: cst.Module, lines: list[str]) -> cst.Module:
-    """Add import statements (``"import x\\n"`` source lines) missing from ``module`` after its
-    last top-level import (the module docstring and ``__future__`` imports stay first)."""
+    """Add import statements (``"import x\n"`` source lines) missing from ``module`` to its top-level
+    import block where isort would put them (by section, then ``import`` before ``from``, then name),
+    never before the module docstring or ``__future__`` imports; after the last import otherwise."""
     code = module.code
     missing = [line for line in lines if line not in code]
     if not missing:
         return module
     body = list(module.body)
-    position = 0
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Import | cst.ImportFrom):
-            position = i + 1
-        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
-            position = 1
-    new = [cst.parse_statement(line) for line in missing]
-    return module.with_changes(body=[*body[:position], *new, *body[position:]])
+    for line in missing:
+        new = cst.parse_statement(line)
+        key = _import_key(new)
+        last = 0
+        block: list[tuple[int, tuple[int, int, str]]] = []
+        for i, stmt in enumerate(body):
+            found = _import_key(stmt)
+            if found is not None:
+                block.append((i, found))
+                last = i + 1
+            elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
+                last = 1
+            elif block:
+                break  # the first top-level import block only
+        position = last
+        if key is not None and block and key[0] > 0:
+            later = [i for i, found in block if found > key]
+            same = [i for i, found in block if found[0] == key[0]]
+            if same:  # within its own section, before the first that sorts after it
+                position = next((i for i in later if i <= same[-1]), same[-1] + 1)
+            elif later:
+                position = later[0]
+        following = dict(block).get(position)
+        if following is not None:
+            # put before an import: it takes that import's leading comments and blank lines, which open
+            # the block or a section (a statement's own markers stay on it: they speak of that statement);
+            # the first import of a later section keeps its blank lines too
+            first = body[position]
+            lines = list(first.leading_lines)
+            cut = next((n for n, ln in enumerate(lines) if ln.comment is not None
+                        and ln.comment.value.startswith("# TODO(mcp-migrate ")), len(lines))
+            new = new.with_changes(leading_lines=lines[:cut])
+            own = key is None or following[0] == key[0] or position == block[0][0]
+            body[position] = first.with_changes(leading_lines=lines[cut:] if own else lines)
+        body.insert(position, new)
+    return module.with_changes(body=body)

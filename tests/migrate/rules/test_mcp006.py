@@ -23,8 +23,8 @@ CASES: list[Case] = [
             async with streamablehttp_client(u, headers=h, sse_read_timeout=6, auth=a) as s:
                 pass
         """, """
-        from mcp.client.streamable_http import streamable_http_client
         import httpx2
+        from mcp.client.streamable_http import streamable_http_client
         async def go(u: str, a: object) -> None:
             # TODO(mcp-migrate MCP006): headers/timeouts/auth -> an httpx2.AsyncClient passed as http_client=
             async with httpx2.AsyncClient(headers=h, timeout=httpx2.Timeout(30, read=6), auth=a, follow_redirects=True) \

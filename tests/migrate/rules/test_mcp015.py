@@ -14,9 +14,9 @@ CASES: list[Case] = [
         a = streamable_http_client(u, http_client=httpx.AsyncClient(timeout=httpx.Timeout(5)))
         b = httpx.AsyncClient(auth=OAuthClientProvider(x), follow_redirects=True)
         """, """
+        import httpx2
         from mcp.client.auth import OAuthClientProvider
         from mcp.client.streamable_http import streamable_http_client
-        import httpx2
         # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)
         a = streamable_http_client(u, http_client=httpx2.AsyncClient(timeout=httpx2.Timeout(5)))
         # TODO(mcp-migrate MCP015): httpx object -> the same httpx2 object (same API)

@@ -33,9 +33,9 @@ async def go(url: str) -> None:
 def test_the_callback_becomes_a_response_hook_on_a_new_client() -> None:
     new, findings = migrate_source(SESSION, "MCP004", "MCP032")
     assert new.startswith(dedent("""
+    import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
-    import httpx2
     async def go(url: str) -> None:
         _mcp_session_ids: list[str] = []
         async def _mcp_capture_session_id(response) -> None:
