@@ -1,9 +1,9 @@
 """An authorization server's key publication under the test's control: RFC 8414 metadata and a JWKS served over
 loopback HTTP (stdlib server in a thread), keys generated here, and access tokens minted with them (PyJWT).
 
-For what no real authorization server in the tests can do on demand: rotate its signing keys at runtime
-(oidc-provider takes its keys at construction), sign with an unpublished key, or issue a token with a chosen
-audience, lifetime, algorithm or size.
+For what the real authorization server of the tests (oidc-provider) cannot do on demand: rotate its keys while it runs
+(test_resource_real_as.py restarts it with a new key instead), or issue a token with a chosen audience, lifetime,
+algorithm or size.
 """
 
 from __future__ import annotations

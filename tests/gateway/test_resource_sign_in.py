@@ -4,8 +4,8 @@ tests/auth/as_server.mjs), and call a tool of a 2025 and of a 2026 server in fle
 front. Each client's token names the endpoint it called as its audience, and the fleet's other server refuses it;
 the bridge's log holds no token.
 
-Refusals, key rotation and session binding: test_resource_guard.py (against keys the test controls: oidc-provider
-takes its signing keys at construction and cannot rotate them while it runs).
+Expired tokens, an unknown key and key rotation at the real server (restarted on the same issuer with a new key):
+test_resource_real_as.py. Every other refusal and session binding: test_resource_guard.py (against keys the test controls).
 """
 
 from __future__ import annotations
