@@ -11,9 +11,26 @@ import libcst as cst
 
 from mcp_eras.migrate.index import ServerCtor
 from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.import_names import drop_unused_module
+from mcp_eras.migrate.rules._lib.imports import drop_unused
 from mcp_eras.migrate.rules._lib.transport import ALL_KWARGS, ANCHOR, StartSiteEditor, plan
 from mcp_eras.migrate.rules._lib.transport_defaults import HELPER_NAME, add_helper, defaults_call, helper_position
 from mcp_eras.migrate.rules.sdk import SERVER_CLASS
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    """Every name read in ``node`` (attribute names excluded)."""
+    found: list[cst.Name] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.append(current)
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        else:
+            stack.extend(current.children)
+    return found
 
 
 class Rule(StartSiteEditor):
@@ -22,6 +39,10 @@ class Rule(StartSiteEditor):
         "Transport kwargs move from the server constructor to run()/*_app()/run_*_async()", ANCHOR,
     )
     TRIGGERS = ("run", "_app", "MCPServer", "FastMCP")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.moved_names: set[str] = set()  # names read by the kwargs that moved to another module's start site
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if self.resolves_to(original_node.func, SERVER_CLASS):
@@ -59,6 +80,9 @@ class Rule(StartSiteEditor):
                            review=bool(notes)):
             return updated
         args = self._without_transport(updated)
+        if not decision.stash:  # the values now live at the start sites: their imports may go unused here
+            self.moved_names.update(n.value for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS
+                                    for n in _names(a.value))
         if decision.stash and var is not None:
             moved = [a for a in updated.args if a.keyword and a.keyword.value in ALL_KWARGS]
             items = ", ".join(f'"{a.keyword.value}": {cst.Module([]).code_for_node(a.value)}'  # type: ignore[union-attr]
@@ -98,6 +122,13 @@ class Rule(StartSiteEditor):
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         updated_node = super().leave_Module(original_node, updated_node)
+        imports = self.ctx.table().imports
+        for name in sorted(self.moved_names):
+            for qualified in sorted(imports.get(name, ())):
+                if qualified == name:  # `import os`
+                    updated_node = drop_unused_module(updated_node, name)
+                elif qualified.endswith(f".{name}") and not qualified.startswith("."):  # `from m import name`
+                    updated_node = drop_unused(updated_node, {qualified[: -len(name) - 1]: frozenset({name})})
         return add_helper(updated_node) if getattr(self, "needs_helper", False) else updated_node
 
     def leave_SimpleStatementLine(

@@ -4,7 +4,9 @@ when an import is put before it."""
 
 from __future__ import annotations
 
-from migrate_helpers import assert_idempotent, migrate_source
+from pathlib import Path
+
+from migrate_helpers import assert_idempotent, migrate_source, migrate_tree
 
 CLIENT = """
 import json
@@ -37,3 +39,20 @@ def test_an_import_put_first_takes_the_header_comment_not_the_markers() -> None:
     marker = next(i for i, line in enumerate(lines) if "TODO(mcp-migrate MCP068)" in line)
     assert lines[marker + 1] == "from mcp.shared.session import RequestResponder"
     assert_idempotent(source, "MCP068")
+
+
+def test_an_import_whose_use_moved_to_another_module_goes(tmp_path: Path) -> None:
+    pkg = tmp_path / "svc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "app.py").write_text('import os\n\nfrom mcp.server.fastmcp import FastMCP\n\n'
+                                'mcp = FastMCP("x", port=int(os.environ.get("PORT", "8000")))\n')
+    (pkg / "__main__.py").write_text('from .app import mcp\n\nif __name__ == "__main__":\n    mcp.run(transport="sse")\n')
+    assert migrate_tree(tmp_path) == 0
+    app = (pkg / "app.py").read_text()
+    assert app.startswith("from mcp.server.mcpserver import MCPServer\n") and "import os" not in app
+    assert "# TODO(mcp-migrate MCP003): moved to the start site in __main__.py with the imports their values need\n" in app
+    main = (pkg / "__main__.py").read_text()
+    assert main.startswith("import os\n\nfrom .app import mcp\n")
+    assert 'mcp.run(transport="sse", port=int(os.environ.get("PORT", "8000")))' in main
+    assert migrate_tree(tmp_path, "fix", "--diff") == 0

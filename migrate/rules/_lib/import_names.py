@@ -70,14 +70,21 @@ def drop_unused_module(module: cst.Module, name: str) -> cst.Module:
         return module
     body: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []
+    first = False  # the dropped import opened the file
     for stmt in module.body:
         if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import)
                 and len(stmt.body[0].names) == 1 and stmt.body[0].names[0].asname is None
                 and dotted(stmt.body[0].names[0].name) == name):
             carried = [line for line in stmt.leading_lines if line.comment is not None]
+            first = not body
             continue
         if carried and hasattr(stmt, "leading_lines"):
             stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
             carried = []
+        if not body and first and hasattr(stmt, "leading_lines"):  # it opens the file now: no blank line first
+            lines = list(stmt.leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            stmt = stmt.with_changes(leading_lines=lines)
         body.append(stmt)
     return module if len(body) == len(module.body) else module.with_changes(body=body)

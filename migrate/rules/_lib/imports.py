@@ -97,15 +97,22 @@ def add_imports(module: cst.Module, lines: list[str]) -> cst.Module:
                 position = later[0]
         following = dict(block).get(position)
         if following is not None:
-            # put before an import: it takes that import's leading comments and blank lines, which open
-            # the block or a section (a statement's own markers stay on it: they speak of that statement);
-            # the first import of a later section keeps its blank lines too
+            # put before an import X: first in the block or in X's section, it takes X's leading comments
+            # and blank lines (X's own markers stay on X: they speak of that statement); before the first
+            # import of a later section, it opens a section of its own and X keeps its lines
             first = body[position]
             lines = list(first.leading_lines)
             cut = next((n for n, ln in enumerate(lines) if ln.comment is not None
                         and ln.comment.value.startswith("# TODO(mcp-migrate ")), len(lines))
-            new = new.with_changes(leading_lines=lines[:cut])
-            own = key is None or following[0] == key[0] or position == block[0][0]
-            body[position] = first.with_changes(leading_lines=lines[cut:] if own else lines)
+            other = key is not None and following[0] != key[0]
+            if other and position != block[0][0]:
+                new, kept = new.with_changes(leading_lines=[cst.EmptyLine()]), lines
+            else:
+                new, kept = new.with_changes(leading_lines=lines[:cut]), lines[cut:]
+            if other and not any(ln.comment is None for ln in kept):
+                kept = [cst.EmptyLine(), *kept]  # a blank line between its section and the next
+            body[position] = first.with_changes(leading_lines=kept)
+        elif key is not None and block and position == block[-1][0] + 1 and block[-1][1][0] < key[0]:
+            new = new.with_changes(leading_lines=[cst.EmptyLine()])  # a section of its own, after the others
         body.insert(position, new)
     return module.with_changes(body=body)

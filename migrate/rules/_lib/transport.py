@@ -73,10 +73,9 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
         elsewhere = site.path != ctor.path or bool(ctor.scope and site.scope != ctor.scope)
         hidden = [] if literal or not elsewhere else invisible(ctor, site, index)
         lines = importable(ctor, site, index, hidden)
-        if hidden and lines:
-            result.imports.setdefault(site.path, []).extend(lines)
-            result.review.append(f"the start site in {os.path.relpath(site.path, Path(ctor.path).parent)} imports "
-                                 f"{', '.join(hidden)} as the constructor saw them")
+        imported = bool(hidden and lines)
+        if imported:
+            result.imports.setdefault(site.path, []).extend(lines or [])
             hidden = []
         if hidden:
             where = (os.path.relpath(site.path, Path(ctor.path).parent) if site.path != ctor.path
@@ -88,7 +87,8 @@ def plan(ctor: ServerCtor, index: ProjectIndex) -> Plan:
             result.review.append(f"`_mcp_v1_transport` carries them: `{'`, `'.join(hidden)}` not in scope at the "
                                  f"start site in {where}")
         if site.path != ctor.path and not result.stash:
-            result.review.append(f"moved to the start site in {os.path.relpath(site.path, Path(ctor.path).parent)}")
+            result.review.append(f"moved to the start site in {os.path.relpath(site.path, Path(ctor.path).parent)}"
+                                 + (" with the imports their values need" if imported else ""))
         if site.transport is None:
             _, http_only = site_kwargs(site, moved)
             if http_only and not site.simple_transport:
