@@ -26,6 +26,44 @@ class LowlevelTracking(RuleTransformer):
         self.high_level: set[str] = set()
 
     # ------------------------------------------------------------------ which names are lowlevel servers
+    def visit_Module(self, node: cst.Module) -> None:
+        """Module-level names bound to a lowlevel server before any use is visited: one annotated as
+        one (``server: Server | None = None``) or assigned one inside a function through ``global``
+        (a factory), since handlers may be decorated on it above that function."""
+        rule = self
+
+        class Globals(cst.CSTVisitor):
+            def __init__(self) -> None:
+                super().__init__()
+                self.declared: set[str] = set()
+                self.assigned: set[str] = set()
+
+            def visit_Global(self, stmt: cst.Global) -> None:
+                self.declared.update(item.name.value for item in stmt.names)
+
+            def visit_Assign(self, stmt: cst.Assign) -> None:
+                if isinstance(stmt.value, cst.Call) and rule.resolves_to(stmt.value.func, LOWLEVEL_SERVER):
+                    self.assigned.update(t.target.value for t in stmt.targets if isinstance(t.target, cst.Name))
+
+        found = Globals()
+        node.visit(found)
+        self.servers.update(found.declared & found.assigned)
+        for stmt in node.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and self._names_server(
+                    small.annotation.annotation):
+                self.servers.add(small.target.value)
+
+    def _names_server(self, annotation: cst.BaseExpression) -> bool:
+        """``Server``, ``Server[...]``, ``Server | None`` or ``Optional[Server]``."""
+        if isinstance(annotation, cst.BinaryOperation):
+            return self._names_server(annotation.left) or self._names_server(annotation.right)
+        if isinstance(annotation, cst.Subscript):
+            if self.resolves_to(annotation.value, LOWLEVEL_SERVER):
+                return True
+            return any(isinstance(e.slice, cst.Index) and self._names_server(e.slice.value) for e in annotation.slice)
+        return self.resolves_to(annotation, LOWLEVEL_SERVER)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if isinstance(value, cst.Call):
