@@ -110,7 +110,7 @@ async def serve_stdio(
         await upstream.start()
     except UpstreamError as exc:
         # The client is waiting for answers: it gets one per request (each retries the upstream) instead of a closed pipe.
-        log.error("upstream not reachable: %s (each request tries again)", exc)
+        log.warning("upstream not reachable: %s (each request tries again)", exc)
         failed_start = exc
     try:
         while True:

@@ -11,9 +11,8 @@ import json
 
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
-from mcp_eras.bridge.translate.legacy_server.mrtr import COALESCE_MS
 from mcp_eras.bridge.translate.legacy_server.pool import Grant, Limits, Pool, route_inbound
-from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, ToServer, Wake
+from mcp_eras.bridge.translate.mrtr_steps import AskClient, Finish, ToServer
 
 import spec
 
@@ -46,23 +45,23 @@ def session(caps: dict) -> tuple[Pool, str, dict]:
 
 
 def test_roots_list_before_any_call_asks_the_caller_of_the_next_call_then_answers_upstream() -> None:
+    """Issue #30: the call that opens the session settles what the server asked at once before it goes upstream -- its
+    caller gets the roots request first, the server gets the answer, then the call is sent."""
     pool, sid, first = session(ROOTS_CAPS)
     # Right after initialized: the lease is granted (0) but the call is not sent yet; nothing carries it.
     assert route_inbound(roots_list(), None, {1: None}, lease=pool.sessions[sid].lease) == ("hold", None)
     assert pool.hold(sid, roots_list(), now_ms=10, wait_ms=60_000, limits=LIMITS) is None
     call, actions = pool.begin_call(sid, first, 7, exclusive=True, server_info=None, ttl_ms=0, cache_scope="private", now_ms=20)
-    assert isinstance(actions[0], ToServer) and actions[0].frame["method"] == "tools/call"
-    assert actions[1:] == [Wake(20 + COALESCE_MS)]
+    assert actions == [AskClient({"s0": {"method": "roots/list"}})]  # nothing goes upstream before the roots
     assert not pool.sessions[sid].held
-    park = call.on_timer(20 + COALESCE_MS)
-    assert park == [AskClient({"s0": {"method": "roots/list"}})]
-    spec.modern("InputRequests", park[0].inputs)
+    spec.modern("InputRequests", actions[0].inputs)
     retry = request(ROOTS_CAPS, rid=2)
     retry["params"]["inputResponses"] = {"s0": ROOTS}
     spec.modern("InputResponses", retry["params"]["inputResponses"])
     sent = pool.resume_call(sid, call, retry, 200)
-    assert sent == [ToServer(jsonrpc.result_response(0, ROOTS))]
+    assert sent[0] == ToServer(jsonrpc.result_response(0, ROOTS))
     spec.legacy("ListRootsResult", sent[0].frame["result"])
+    assert isinstance(sent[1], ToServer) and sent[1].frame["method"] == "tools/call" and sent[1].frame["id"] == 7
     done = call.on_upstream(jsonrpc.result_response(7, {"content": []}), 300)
     assert isinstance(done[0], Finish) and done[0].response["id"] == 2
 
@@ -78,7 +77,7 @@ def test_a_call_that_cannot_carry_input_leaves_it_for_the_next_one_that_can() ->
     pool.close_call(sid, 1)
     _call2, actions = pool.begin_call(sid, request(ROOTS_CAPS), 2, exclusive=True, server_info=None, ttl_ms=0,
                                       cache_scope="private", now_ms=5)
-    assert isinstance(actions[-1], Wake) and not pool.sessions[sid].held
+    assert actions == [AskClient({"s0": {"method": "roots/list"}})] and not pool.sessions[sid].held
 
 
 def test_a_client_that_did_not_declare_roots_is_answered_method_not_found() -> None:
