@@ -189,7 +189,8 @@ def test_dirty_git_files_are_refused_unless_allowed(tmp_path: Path, capsys: pyte
     server.write_text(SERVER + "# local edit\n", encoding="utf-8")
     before = snapshot(root)
     code, out, err = run_cli([str(root)], capsys, vcs=True)
-    assert code == 2 and "uncommitted changes" in err and str(server) in err
+    # the path as the user would type it, from where the command runs (wherever the checkout lies)
+    assert code == 2 and "uncommitted changes" in err and f"  {os.path.relpath(server)}\n" in err
     assert snapshot(root) == before  # the whole run is refused: not even the clean files are written
     run_cli([str(root), "--allow-dirty"], capsys, vcs=True)
     assert "MCPServer" in server.read_text(encoding="utf-8")
