@@ -123,6 +123,9 @@ class TokenVerifier:
         try:
             loaded = self._loaded.get(id(jwk))
             if loaded is None or loaded[0] is not jwk or loaded[1] != alg:
+                if len(self._loaded) > 2 * len(self._keys) + 8:  # keys of earlier fetches: drop them, keep the published
+                    published = {id(k) for k in self._keys.values()}
+                    self._loaded = {i: v for i, v in self._loaded.items() if i in published}
                 loaded = self._loaded[id(jwk)] = (jwk, alg, jwt.PyJWK(jwk, algorithm=alg).key)
             jwt.PyJWS().decode(token, key=loaded[2], algorithms=[alg])
         except (jwt.PyJWTError, ValueError, TypeError, KeyError):
