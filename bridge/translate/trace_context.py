@@ -1,0 +1,273 @@
+"""Trace context across the eras, pure: W3C ``traceparent``/``tracestate``/``baggage`` read from a request and written
+into the request the bridge sends on, and the OpenTelemetry attributes of one relayed call.
+
+Where trace context travels:
+
+* Both eras: in the request's ``params._meta`` under the keys ``traceparent``, ``tracestate`` and ``baggage``. The
+  2025-11-25 and 2026-07-28 specifications reserve ``_meta`` for such metadata (basic/index.mdx §_meta: keys without a
+  prefix are free to use) and the OpenTelemetry semantic conventions for MCP (semantic-conventions, docs/gen-ai/mcp.md
+  §Context propagation) name exactly these keys.
+* HTTP: the same fields as headers (W3C Trace Context §3 "traceparent Header", §3.3 "tracestate Header"; W3C Baggage
+  §3 "The baggage HTTP Header Format"). When a request carries both, ``_meta`` wins: it is the request's own, the
+  headers may belong to a proxy in between.
+
+The formats (W3C Trace Context Level 1 §3.2): ``version-traceid-parentid-flags``, lower-case hex, 2-32-16-2 digits;
+version ``ff`` is invalid, an all-zero trace id or parent id is invalid; a higher version is read by its first four
+fields. ``tracestate``: at most 32 list members (§3.3.1.1). Baggage: at most 8192 bytes (W3C Baggage §3.3.1).
+
+Nothing here reads a clock, a socket or a random source: the telemetry shell (``mcp_eras.bridge.telemetry``) makes
+spans with the OpenTelemetry SDK and hands their ids to ``format_traceparent``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_eras.bridge.translate.eras import TRACE_META_KEYS, request_meta
+from mcp_eras.bridge.translate.jsonrpc import Message
+
+TRACEPARENT, TRACESTATE, BAGGAGE = TRACE_META_KEYS
+MAX_TRACESTATE_MEMBERS = 32
+MAX_TRACESTATE_BYTES = 512
+"""W3C Trace Context §3.3.1.5: a vendor may truncate beyond 512 characters; the bridge drops such a tracestate."""
+MAX_BAGGAGE_BYTES = 8192
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class TraceParent:
+    """One parsed ``traceparent``: 128-bit trace id, 64-bit parent (span) id, 8 flag bits (bit 0: sampled)."""
+
+    trace_id: int
+    span_id: int
+    flags: int
+
+    @property
+    def sampled(self) -> bool:
+        return bool(self.flags & 1)
+
+    def header(self) -> str:
+        return format_traceparent(self.trace_id, self.span_id, self.flags)
+
+
+def _hex(text: str, width: int) -> int | None:
+    if len(text) != width or not _HEX.issuperset(text):
+        return None
+    return int(text, 16)
+
+
+def parse_traceparent(value: object) -> TraceParent | None:
+    """A valid ``traceparent`` (W3C Trace Context §3.2.2), else None (then the caller starts a new trace)."""
+    if not isinstance(value, str) or len(value) < 55:
+        return None
+    parts = value.strip().split("-")
+    if len(parts) < 4:
+        return None
+    version = _hex(parts[0], 2)
+    if version is None or version == 0xFF or (version == 0 and len(parts) != 4):
+        return None
+    trace_id, span_id, flags = _hex(parts[1], 32), _hex(parts[2], 16), _hex(parts[3], 2)
+    if not trace_id or not span_id or flags is None:  # (0 is invalid for both ids)
+        return None
+    return TraceParent(trace_id, span_id, flags)
+
+
+def format_traceparent(trace_id: int, span_id: int, flags: int) -> str:
+    return f"00-{trace_id:032x}-{span_id:016x}-{flags & 0xFF:02x}"
+
+
+def parse_tracestate(value: object) -> list[tuple[str, str]] | None:
+    """``tracestate`` as (key, value) pairs in order, None when malformed or over the limits (then it is dropped)."""
+    if not isinstance(value, str) or len(value) > MAX_TRACESTATE_BYTES:
+        return None
+    members: list[tuple[str, str]] = []
+    for member in value.split(","):
+        member = member.strip()
+        if not member:
+            continue  # (§3.3.1.1: empty list members are allowed and ignored)
+        key, sep, val = member.partition("=")
+        if not sep or not key or not val or " " in key or any(ord(c) < 0x20 or ord(c) > 0x7E for c in val):
+            return None
+        members.append((key, val))
+    return members if len(members) <= MAX_TRACESTATE_MEMBERS else None
+
+
+def valid_baggage(value: object) -> bool:
+    """A ``baggage`` value the bridge passes on: a string of printable ASCII within 8192 bytes (W3C Baggage §3)."""
+    return isinstance(value, str) and len(value) <= MAX_BAGGAGE_BYTES and all(0x20 <= ord(c) <= 0x7E for c in value)
+
+
+def _clean(fields: dict[str, Any]) -> dict[str, str]:
+    """Only the valid fields; none at all without a valid ``traceparent`` (tracestate belongs to it, §3.3)."""
+    if parse_traceparent(fields.get(TRACEPARENT)) is None:
+        return {}
+    out = {TRACEPARENT: str(fields[TRACEPARENT]).strip()}
+    if parse_tracestate(fields.get(TRACESTATE)) is not None:
+        out[TRACESTATE] = fields[TRACESTATE]
+    if valid_baggage(fields.get(BAGGAGE)):
+        out[BAGGAGE] = fields[BAGGAGE]
+    return out
+
+
+def extract(request: Message, headers: dict[str, str] | None = None) -> dict[str, str]:
+    """The valid trace fields of an incoming request: its ``params._meta`` ones, else its HTTP headers' ones."""
+    meta = request_meta(request)
+    if meta:
+        found = _clean(meta)
+        if found:
+            return found
+    return _clean(headers) if headers else {}
+
+
+def inject(request: Message, fields: dict[str, str]) -> Message:
+    """``request`` with ``fields`` as its ``params._meta`` trace keys (both eras carry them there; any the request had
+    are replaced, a field absent from ``fields`` is removed). A new dict down to ``_meta``; the rest is shared."""
+    params = request.get("params")
+    params = dict(params) if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    meta = {k: v for k, v in meta.items() if k not in TRACE_META_KEYS} if isinstance(meta, dict) else {}
+    meta.update(fields)
+    params["_meta"] = meta
+    return {**request, "params": params}
+
+
+def child_fields(parent: dict[str, str], trace_id: int, span_id: int, flags: int) -> dict[str, str]:
+    """The fields to send on from a span (``trace_id``, ``span_id``, ``flags``) continuing ``parent``: its own
+    ``traceparent``, the parent's ``tracestate`` and ``baggage`` unchanged (§3.3: a vendor that adds nothing keeps it)."""
+    out = {TRACEPARENT: format_traceparent(trace_id, span_id, flags)}
+    for key in (TRACESTATE, BAGGAGE):
+        if key in parent:
+            out[key] = parent[key]
+    return out
+
+
+# --- attributes (OpenTelemetry semantic conventions for MCP, docs/gen-ai/mcp.md) ---------------------------------
+
+OPERATION_NAMES = {"tools/call": "execute_tool"}
+"""``gen_ai.operation.name`` where the GenAI conventions name the operation (gen-ai-spans.md §Execute tool)."""
+
+
+def target_of(request: Message) -> tuple[str | None, str | None, str | None]:
+    """(tool name, prompt name, resource URI) the request is about, each None when not applicable."""
+    params = request.get("params")
+    if not isinstance(params, dict):
+        return None, None, None
+    method = request.get("method")
+    name = params.get("name") if isinstance(params.get("name"), str) else None
+    uri = params.get("uri") if isinstance(params.get("uri"), str) else None
+    return (name if method == "tools/call" else None, name if method == "prompts/get" else None,
+            uri if method in ("resources/read", "resources/subscribe", "resources/unsubscribe") else None)
+
+
+def span_name(request: Message) -> str:
+    """``{mcp.method.name} {target}`` with the tool or prompt name as target, else the method alone (docs/gen-ai/mcp.md
+    §Spans: resource URIs stay out of the name, they are unbounded)."""
+    method = str(request.get("method") or "unknown")
+    tool, prompt, _uri = target_of(request)
+    target = tool or prompt
+    return f"{method} {target}" if target else method
+
+
+def error_type(response: Message | None, failure: str | None = None) -> str | None:
+    """``error.type``: the failure's name, the JSON-RPC error code, ``tool_error`` for a tool result with ``isError``,
+    None on success (docs/gen-ai/mcp.md §error.type)."""
+    if failure is not None:
+        return failure
+    if response is None:
+        return None
+    err = response.get("error")
+    if isinstance(err, dict):
+        return str(err.get("code", "_OTHER"))
+    result = response.get("result")
+    if isinstance(result, dict) and result.get("isError") is True:
+        return "tool_error"
+    return None
+
+
+def request_attributes(request: Message, client_era: str, upstream_era: str, transport: str | None = None,
+                       session_id: str | None = None, server: str | None = None,
+                       with_arguments: bool = False) -> dict[str, Any]:
+    """Span attributes of one relayed request, never its arguments (unless ``with_arguments``), results or tokens."""
+    method = str(request.get("method") or "unknown")
+    attrs: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": client_era,
+                             "mcp_eras.client.era": client_era, "mcp_eras.upstream.era": upstream_era,
+                             "mcp_eras.direction": f"{client_era}->{upstream_era}"}
+    rid = request.get("id")
+    if isinstance(rid, (str, int)) and not isinstance(rid, bool):
+        attrs["jsonrpc.request.id"] = str(rid)
+    tool, prompt, uri = target_of(request)
+    optional = (("gen_ai.tool.name", tool), ("gen_ai.prompt.name", prompt), ("mcp.resource.uri", uri),
+                ("gen_ai.operation.name", OPERATION_NAMES.get(method)), ("network.transport", transport),
+                ("mcp.session.id", session_id), ("mcp_eras.server", server))
+    attrs.update((key, value) for key, value in optional if value)
+    params = request.get("params")
+    if isinstance(params, dict) and ("inputResponses" in params or "requestState" in params):
+        attrs["mcp_eras.mrtr.retry"] = True
+    if with_arguments and isinstance(params, dict) and isinstance(params.get("arguments"), dict):
+        attrs["gen_ai.tool.call.arguments"] = _compact(params["arguments"])
+    return attrs
+
+
+def _compact(value: Any, limit: int = 4096) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def response_attributes(response: Message | None, failure: str | None = None) -> dict[str, Any]:
+    """What the answer adds: ``error.type``, ``rpc.response.status_code`` for a JSON-RPC error, the input requests of
+    an ``input_required`` round (``mcp_eras.input.methods``, their methods only)."""
+    attrs: dict[str, Any] = {}
+    kind = error_type(response, failure)
+    if kind is not None:
+        attrs["error.type"] = kind
+    if response is None:
+        return attrs
+    err = response.get("error")
+    if isinstance(err, dict) and isinstance(err.get("code"), int):
+        attrs["rpc.response.status_code"] = str(err["code"])
+    methods = input_methods(response)
+    if methods:
+        attrs["mcp_eras.input.methods"] = methods
+    return attrs
+
+
+def input_methods(response: Message) -> list[str]:
+    """The methods an ``input_required`` result asks the client for (2026-07-28 basic/mrtr §Input required), sorted."""
+    result = response.get("result")
+    if not isinstance(result, dict) or result.get("resultType") != "input_required":
+        return []
+    requests = result.get("inputRequests")
+    if not isinstance(requests, dict):
+        return []
+    return sorted({str(r.get("method")) for r in requests.values() if isinstance(r, dict) and r.get("method")})
+
+
+def created_task_id(response: Message) -> str | None:
+    """The task a response hands out (``resultType: "task"`` of the tasks extension, or a 2025 ``CreateTaskResult``)."""
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return None
+    task = result.get("task") if isinstance(result.get("task"), dict) else result
+    task_id = task.get("taskId") if result.get("resultType") == "task" or "task" in result else None
+    return task_id if isinstance(task_id, str) else None
+
+
+def polled_task_id(request: Message) -> str | None:
+    """``params.taskId`` of a ``tasks/*`` request, else None."""
+    if not str(request.get("method") or "").startswith("tasks/"):
+        return None
+    params = request.get("params")
+    task_id = params.get("taskId") if isinstance(params, dict) else None
+    return task_id if isinstance(task_id, str) else None
+
+
+def metric_attributes(span_attrs: dict[str, Any], error: str | None) -> dict[str, Any]:
+    """The attributes of ``mcp.server.operation.duration`` / ``mcp.client.operation.duration``: the bounded ones of
+    the span (method, tool/prompt name, protocol version, transport, error type; no ids, no URIs)."""
+    keep = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version", "network.transport",
+            "gen_ai.operation.name", "mcp_eras.client.era", "mcp_eras.upstream.era", "mcp_eras.server")
+    out = {k: span_attrs[k] for k in keep if k in span_attrs}
+    if error is not None:
+        out["error.type"] = error
+    return out
