@@ -19,6 +19,7 @@ import httpx
 import typer
 
 from mcp_eras.bridge.translate.oauth import OAuthError
+from mcp_eras.bridge.translate.oauth.revoke import revocation_outcome, revocation_requests
 from mcp_eras.bridge.translate.oauth.wire import canonical_resource
 
 from .runner import OAuthOptions, SignInRunner
@@ -122,16 +123,55 @@ def status(
 
 
 @app.command()
-def logout(url: UrlArg, oauth_token_store: StoreOpt = None) -> None:
-    """Forget the stored tokens of URL (every client); the next use signs in again."""
+def logout(url: UrlArg, oauth_token_store: StoreOpt = None,
+           revoke: Annotated[bool, typer.Option("--revoke/--no-revoke",
+                                                help="Revoke the tokens at the authorization server first (RFC 7009).")] = True,
+           timeout: Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS",
+                                                  help="How long to wait for the revocation endpoint.")] = 10.0) -> None:
+    """Sign out of URL: revoke its stored tokens at the authorization server, then forget them here (every client).
+
+    A sign-in whose revocation fails is kept, so that running the command again can still revoke it; --no-revoke
+    only forgets it here (the tokens then stay valid at the server until they expire)."""
     try:
         resource = canonical_resource(url)
     except ValueError as exc:
         _err(str(exc))
         raise typer.Exit(2) from None
-    removed = TokenStore(oauth_token_store).delete(resource)
-    _err(f"signed out of {resource} ({removed} stored sign-in{'s' if removed != 1 else ''} removed)" if removed
-         else f"no stored sign-in for {resource}")
+    store = TokenStore(oauth_token_store)
+    entries = store.entries(resource)
+    if not entries:
+        _err(f"no stored sign-in for {resource}")
+        return
+    failed = 0
+    for entry in entries:
+        problem = _revoke(entry.tokens, timeout) if revoke else "not revoked at the server (--no-revoke)"
+        if problem is not None and revoke and not problem.startswith("the authorization server offers no"):
+            failed += 1
+            _err(f"{resource} (client {entry.client}): revocation failed: {problem}; the sign-in is kept "
+                 "(run logout again, or --no-revoke to only forget it here)")
+            continue
+        store.delete(resource, entry.client)
+        done = "revoked at the authorization server and removed" if problem is None else f"removed here; {problem}"
+        _err(f"signed out of {resource} (client {entry.client}): {done}")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _revoke(tokens: dict[str, Any], timeout: float) -> str | None:
+    """Run the RFC 7009 requests of one stored sign-in: None when revoked, else why not (never a token)."""
+    plan = revocation_requests(tokens)
+    if not plan.requests:
+        return plan.reason
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+            for request in plan.requests:
+                response = client.request(request.method, request.url, headers=request.headers, data=request.form)
+                problem = revocation_outcome(response.status_code, response.content)
+                if problem is not None:
+                    return f"{request.purpose}: {problem}"
+    except httpx.HTTPError as exc:
+        return f"{type(exc).__name__} reaching {plan.requests[0].url}"
+    return None
 
 
 def _describe(tokens: dict[str, Any]) -> str:

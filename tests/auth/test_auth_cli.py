@@ -17,12 +17,17 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from parts import LEGACY, MODERN, OPENER, AuthServer, auth_server, protected_server
 
+from mcp_eras.bridge.auth.store import TokenStore
+
 pytestmark = [pytest.mark.legacy_peer, pytest.mark.timeout(300)]
 MCP_ERAS = Path(sys.executable).parent / "mcp-eras"
+URL = "http://127.0.0.1:9/mcp"
 TOKEN_LIKE = re.compile(r"eyJ[A-Za-z0-9_-]{10,}")  # a JWT
 
 
@@ -60,7 +65,38 @@ def test_login_status_logout(stack: tuple[AuthServer, dict[str, str]], tmp_path:
     assert sorted(r["resource"] for r in rows) == sorted(urls.values())
     assert all(r["issuer"] == issuer.issuer and r["refreshable"] for r in rows)
 
+    kept = next(json.loads(p.read_text())["tokens"] for p in files if json.loads(p.read_text())["resource"] == urls[LEGACY])
     out = auth("logout", urls[LEGACY], store=store)
     assert out.returncode == 0, out.stderr
+    assert "revoked at the authorization server" in out.stderr
     rows = [json.loads(line) for line in auth("status", "--json", store=store).stdout.splitlines() if line.strip()]
     assert [r["resource"] for r in rows] == [urls[MODERN]]
+    # RFC 7009: the authorization server forgot the grant too, so a copy of the store is worthless.
+    refused = refresh(kept)
+    assert refused.status_code == 400 and refused.json().get("error") == "invalid_grant", refused.text
+    # Forgetting without revoking leaves the grant alive at the server: what the check above tells apart.
+    alive = next(json.loads(p.read_text())["tokens"] for p in files if p.exists())
+    assert auth("logout", urls[MODERN], "--no-revoke", store=store).returncode == 0
+    assert refresh(alive).status_code == 200
+
+
+def refresh(tokens: dict[str, Any]) -> httpx.Response:
+    """A refresh_token grant with a stored sign-in, straight at the token endpoint (the client is public)."""
+    form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "resource": tokens["resource"],
+            "client_id": tokens["client"]["client_id"]}
+    return httpx.post(tokens["token_endpoint"], data=form, timeout=30)
+
+
+def test_logout_keeps_a_sign_in_whose_revocation_fails(tmp_path: Path) -> None:
+    """An unreachable revocation endpoint: the sign-in stays (running logout again can still revoke it), exit 1;
+    ``--no-revoke`` forgets it here only."""
+    store = TokenStore(tmp_path / "tokens")
+    tokens = {"access_token": "at", "refresh_token": "rt", "token_endpoint": "http://127.0.0.1:9/token",
+              "revocation_endpoint": "http://127.0.0.1:9/revoke", "client": {"client_id": "c"}, "resource": URL}
+    store.save(URL, "c", tokens)
+    failed = auth("logout", URL, "--timeout", "2", store=store.directory)
+    assert failed.returncode == 1 and "revocation failed" in failed.stderr
+    assert store.entries(URL)
+    forgot = auth("logout", URL, "--no-revoke", store=store.directory)
+    assert forgot.returncode == 0 and "not revoked at the server" in forgot.stderr
+    assert not store.entries(URL)

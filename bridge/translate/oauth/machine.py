@@ -438,6 +438,7 @@ class SignIn:
             "resource": resource,
             "issuer": s.issuer or previous.get("issuer"),
             "token_endpoint": (s.asm or {}).get("token_endpoint") or previous.get("token_endpoint"),
+            "revocation_endpoint": (s.asm or {}).get("revocation_endpoint") or previous.get("revocation_endpoint"),
             "client": dict(s.client or {}),
         }
         s.tokens = tokens
