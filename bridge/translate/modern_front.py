@@ -69,8 +69,13 @@ def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MO
             {"supported": list(supported_versions), "requested": version},
             id=rid,
         )
-    if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+    caps = meta.get(META_CLIENT_CAPABILITIES)
+    if caps is None:
         raise FrameError(INVALID_PARAMS, f"Invalid params: missing _meta[{META_CLIENT_CAPABILITIES!r}]", id=rid)
+    field = malformed_capability(caps) if type(caps) is not dict or caps else None
+    if field is not None:  # refused here, before any upstream session is chosen for these capabilities
+        raise FrameError(INVALID_PARAMS, f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}]{field} must be an object",
+                         id=rid)
     info = meta.get(META_CLIENT_INFO)
     if info is not None and not (isinstance(info, dict) and isinstance(info.get("name"), str)):
         raise FrameError(INVALID_PARAMS, f"Invalid params: malformed _meta[{META_CLIENT_INFO!r}]", id=rid)
@@ -82,6 +87,34 @@ def validate_request(msg: Message, supported_versions: tuple[str, ...] = eras.MO
     if method == "subscriptions/listen" and not isinstance(params.get("notifications"), dict):
         raise FrameError(INVALID_PARAMS, "Invalid params: notifications filter is required", id=rid)
     return meta
+
+
+CAPABILITY_OBJECTS: dict[str, tuple[str, ...]] = {
+    "elicitation": ("form", "url"), "roots": (), "sampling": ("context", "tools"), "experimental": (), "extensions": (),
+}
+"""The 2026-07-28 schema's ``ClientCapabilities`` (schema/2026-07-28/schema.json ``$defs.ClientCapabilities``): each
+known capability is an object, and so are these members of it (``JSONObject``); ``experimental`` and ``extensions``
+map names to objects. Other capabilities are allowed (the set is open) and passed on as they are."""
+
+_MAPS = frozenset({"experimental", "extensions"})
+
+
+def malformed_capability(caps: Any) -> str | None:
+    """Where a client's capabilities break the schema's shape: "" (they are not an object) or the first such field as
+    ``.name`` / ``.name.member``; None when they keep it."""
+    if not isinstance(caps, dict):
+        return ""
+    for name, members in CAPABILITY_OBJECTS.items():
+        value = caps.get(name)
+        if value is None and name not in caps:
+            continue
+        if not isinstance(value, dict):
+            return f".{name}"
+        inner = value if name in _MAPS else {m: value[m] for m in members if m in value}
+        for member, setting in inner.items():
+            if not isinstance(setting, dict):
+                return f".{name}.{member}"
+    return None
 
 
 def initialize_refusal(msg: Message, supported_versions: tuple[str, ...] = eras.MODERN_VERSIONS) -> FrameError | None:
