@@ -36,6 +36,7 @@ __all__ = ["ERA_CHOICES", "app", "main"]
 FRONT, UPSTREAM, SIGN_IN, CHILD, LIMITS, SCALE = ("Front", "Upstream", "Upstream sign-in (OAuth)", "Upstream as a stdio command",
                                                  "Limits", "Scale-out")
 FRONT_AUTH = "Front sign-in (resource server)"
+TELEMETRY = "Telemetry"
 """The groups of ``serve -h`` (typer help panels; logging options are in ``clikit.LOGGING``)."""
 
 
@@ -185,6 +186,8 @@ def serve(
                                             metavar="NAME")] = None,
     advertise_url: Annotated[str | None, _opt("Where other instances reach this one (default: the listen address).",
                                               "--advertise-url", panel=SCALE, metavar="URL")] = None,
+    otel: Annotated[bool, _opt("OpenTelemetry traces and metrics over OTLP/HTTP (needs mcp-eras[otel]; set up by the OTEL_* "
+                               "variables; also MCP_ERAS_OTEL=1).", "--otel", panel=TELEMETRY)] = False,
     log_level: LogLevelOpt = "info",
     log_format: LogFormatOpt = None,
     debug: DebugOpt = False,
@@ -275,7 +278,7 @@ def serve(
         return
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,
-                path, list(allow_host or []), rate_limit)
+                path, list(allow_host or []), rate_limit, otel)
 
 
 def _front_auth(issuer: str | None, audience: str | None, scopes: list[str] | None, introspection_url: str | None,
@@ -383,13 +386,15 @@ def _rate_limit(rate: str | None, burst: int | None, stdio: bool):  # type: igno
 
 
 def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,  # type: ignore[no-untyped-def]
-                allow_host: list[str], rate_limit=None) -> None:
+                allow_host: list[str], rate_limit=None, otel: bool = False) -> None:
+    from mcp_eras.bridge import telemetry
     from mcp_eras.bridge.front.http import build_app
     from mcp_eras.bridge.layers.observe import observe
     from mcp_eras.bridge.layers.ratelimit import rate_limited
 
     # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
+    telemetry.enable(otel)  # before ``observe``: its counted call is the traced one while OpenTelemetry is on
     up, observer = observe(up, target, settings)
     up = rate_limited(up, rate_limit, observer.metrics, state_store=settings.state_store,
                       request_timeout=settings.request_timeout)  # before scale_out: its forwarded retries are exempt

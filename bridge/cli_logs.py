@@ -9,7 +9,11 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
+
+trace_ids: Callable[[], tuple[str, str] | None] | None = None
+"""Set while OpenTelemetry is on (``mcp_eras.bridge.telemetry``): the active span's (trace_id, span_id), or None."""
 
 
 class JsonFormatter(logging.Formatter):
@@ -24,6 +28,8 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
+        if trace_ids is not None and (ids := trace_ids()) is not None:
+            out["trace_id"], out["span_id"] = ids
         for key, value in record.__dict__.items():
             if key not in self.RESERVED and not key.startswith("_"):
                 out[key] = value

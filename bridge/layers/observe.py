@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, discard, find
 from mcp_eras.bridge.fleet.metrics import Metrics
@@ -83,6 +84,9 @@ class ObservedUpstream(Upstream):
         """``call`` with what it reads of this object taken once (this runs on every relayed call: no attribute reads
         of the wrapper, no bound method made per call). The instance keeps this as its ``call``."""
         inner, clock, record = self.inner, self.clock, self._record
+        traced = telemetry.current()
+        if traced is not None:  # OpenTelemetry on (``--otel``): spans and the MCP metrics from this same observation
+            return traced.traced_call(inner, clock, record)
 
         async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
             started = clock()

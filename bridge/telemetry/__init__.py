@@ -1,0 +1,67 @@
+"""OpenTelemetry for the bridge (the optional extra ``mcp-eras[otel]``): spans, the MCP metrics and trace ids in logs.
+
+Off unless asked for (``--otel``, or ``MCP_ERAS_OTEL=1``) and installed. Off means no OpenTelemetry import at all: the
+hook the call path reads (``current()``) is None and the observed call is the one without tracing. What a span carries
+and how trace context crosses the eras is decided in ``mcp_eras.bridge.translate.trace_context``; ``otel`` holds the
+SDK set-up and the traced call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp_eras.bridge.telemetry.otel import Telemetry
+
+log = logging.getLogger("mcp_bridge.telemetry")
+
+ENV_SWITCH = "MCP_ERAS_OTEL"
+ENV_ARGUMENTS = "MCP_ERAS_OTEL_ARGUMENTS"
+"""``1``: spans of tools/call also carry the call's arguments (``gen_ai.tool.call.arguments``); off by default."""
+
+_active: Telemetry | None = None
+
+
+def current() -> Telemetry | None:
+    """The running telemetry, None when off (the only thing the call path asks)."""
+    return _active
+
+
+def wanted(flag: bool) -> bool:
+    """``--otel`` given, or ``MCP_ERAS_OTEL`` set to 1/true/yes; ``OTEL_SDK_DISABLED=true`` wins over both."""
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    return flag or os.environ.get(ENV_SWITCH, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def enable(flag: bool, transport: str = "tcp") -> Telemetry | None:
+    """Start OpenTelemetry when wanted and installed (configured by the standard ``OTEL_*`` variables); a missing
+    package is one warning and the bridge runs without it."""
+    global _active
+    if _active is not None or not wanted(flag):
+        return _active
+    try:
+        from mcp_eras.bridge.telemetry.otel import Telemetry, from_environment
+    except ImportError as exc:
+        log.warning("OpenTelemetry asked for but not installed (%s): pip install 'mcp-eras[otel]'; running without it", exc)
+        return None
+    _active = Telemetry(*from_environment(), transport=transport,
+                        with_arguments=os.environ.get(ENV_ARGUMENTS, "").strip().lower() in ("1", "true", "yes", "on"))
+    from mcp_eras.bridge import cli_logs
+
+    cli_logs.trace_ids = _active.current_ids
+    log.info("OpenTelemetry on: traces and metrics over OTLP/HTTP (OTEL_* variables)", extra={"event": "otel"})
+    return _active
+
+
+def disable() -> None:
+    """Flush and stop (at exit; tests)."""
+    global _active
+    active, _active = _active, None
+    if active is not None:
+        from mcp_eras.bridge import cli_logs
+
+        cli_logs.trace_ids = None
+        active.shutdown()

@@ -1,0 +1,209 @@
+"""The OpenTelemetry shell: SDK set-up from the standard ``OTEL_*`` variables, and the traced call of the observed
+upstream (``mcp_eras.bridge.layers.observe``).
+
+Per relayed request (the observation point the Prometheus figures are taken at, so both count the same calls):
+
+* a SERVER span ``{mcp.method.name} {target}`` whose parent is the trace context the client sent (``params._meta`` or
+  HTTP headers, ``trace_context.extract``); a ``tasks/*`` poll is linked to the span of the call that created the task;
+* under it a CLIENT span for the request to the upstream; its context replaces the client's in the request's
+  ``_meta`` (both eras) and in ``CallContext.trace`` (the HTTP headers of an HTTP upstream);
+* an ``input_required`` answer is an event naming the methods the client is asked for; the retry of a 2026 client
+  carries the same ``traceparent`` and so joins the same trace, and a 2025 client's call driven through rounds by the
+  bridge keeps its own trace context in every round's ``_meta``;
+* ``mcp.server.operation.duration`` and ``mcp.client.operation.duration`` histograms (seconds) and the era census
+  counter ``mcp_eras.requests`` (client era x upstream era x method), recorded where the Prometheus figures are.
+
+Span attributes never hold arguments, results or tokens (arguments only with ``MCP_ERAS_OTEL_ARGUMENTS=1``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import dataclasses
+import logging
+import os
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags, TraceState
+
+from mcp_eras.bridge.core import CallContext, Emit
+from mcp_eras.bridge.translate import trace_context as tc
+from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.outcomes import outcome_of
+
+log = logging.getLogger("mcp_bridge.telemetry")
+
+SERVER_DURATION = "mcp.server.operation.duration"
+CLIENT_DURATION = "mcp.client.operation.duration"
+CENSUS = "mcp_eras.requests"
+DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+"""The bucket boundaries the MCP conventions advise for both duration histograms (docs/gen-ai/mcp.md §Metrics)."""
+MAX_TASK_LINKS = 4096
+"""Span contexts of task-creating calls kept for linking their polls (the oldest are forgotten first)."""
+SCOPE = "mcp_eras.bridge"
+
+Record = Callable[[tuple[str, ...], tuple[str, ...], float], None]
+Call = Callable[[Message, CallContext, Emit], Awaitable[Message]]
+
+
+def from_environment() -> tuple[TracerProvider, MeterProvider]:
+    """Providers exporting over OTLP/HTTP, each part configured by the SDK's own ``OTEL_*`` handling: endpoint and
+    headers (``OTEL_EXPORTER_OTLP_*``), service name and resource (``OTEL_SERVICE_NAME``, default ``mcp-bridge``;
+    ``OTEL_RESOURCE_ATTRIBUTES``), sampler (``OTEL_TRACES_SAMPLER``/``_ARG``), batching (``OTEL_BSP_*``), metric
+    export interval (``OTEL_METRIC_EXPORT_INTERVAL``)."""
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    protocol = os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+    if protocol != "http/protobuf":
+        log.warning("OTEL_EXPORTER_OTLP_PROTOCOL=%s: the bridge exports http/protobuf only", protocol)
+    resource = Resource.create()
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):  # (no OTEL_SERVICE_NAME given)
+        resource = resource.merge(Resource({"service.name": "mcp-bridge"}))
+    tracer_provider = TracerProvider(resource=resource)
+    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    views = [View(instrument_name=name, aggregation=ExplicitBucketHistogramAggregation(DURATION_BUCKETS))
+             for name in (SERVER_DURATION, CLIENT_DURATION)]
+    meter_provider = MeterProvider(resource=resource, metric_readers=[PeriodicExportingMetricReader(OTLPMetricExporter())],
+                                   views=views)
+    return tracer_provider, meter_provider
+
+
+def parent_context(fields: dict[str, str]) -> otel_context.Context | None:
+    """The client's span as the remote parent of the bridge's server span, None when it sent none."""
+    parent = tc.parse_traceparent(fields.get(tc.TRACEPARENT))
+    if parent is None:
+        return None
+    state = tc.parse_tracestate(fields.get(tc.TRACESTATE)) or []
+    span_context = SpanContext(parent.trace_id, parent.span_id, is_remote=True, trace_flags=TraceFlags(parent.flags),
+                               trace_state=TraceState(state))
+    return trace.set_span_in_context(NonRecordingSpan(span_context))
+
+
+class Telemetry:
+    """Tracer, instruments and task links of one bridge process."""
+
+    def __init__(self, tracer_provider: TracerProvider, meter_provider: MeterProvider, transport: str = "tcp",
+                 with_arguments: bool = False, server: str | None = None) -> None:
+        from mcp_eras.bridge.clikit import version
+
+        self.tracer_provider, self.meter_provider = tracer_provider, meter_provider
+        self.tracer = tracer_provider.get_tracer(SCOPE, version())
+        meter = meter_provider.get_meter(SCOPE, version())
+        self.server_duration = meter.create_histogram(SERVER_DURATION, unit="s",
+                                                      description="Duration of MCP requests the bridge served.")
+        self.client_duration = meter.create_histogram(CLIENT_DURATION, unit="s",
+                                                      description="Duration of the bridge's MCP requests to the upstream.")
+        self.census = meter.create_counter(CENSUS, unit="{request}",
+                                           description="Relayed requests by client era, upstream era and method.")
+        self.transport, self.with_arguments, self.server = transport, with_arguments, server
+        self.task_links: OrderedDict[str, SpanContext] = OrderedDict()
+        atexit.register(self.shutdown)
+
+    def shutdown(self) -> None:
+        """Export what is pending and stop (idempotent)."""
+        for provider in (self.tracer_provider, self.meter_provider):
+            try:
+                provider.shutdown()
+            except Exception:  # noqa: BLE001 - exporting at exit must not fail the exit
+                log.debug("telemetry shutdown failed", exc_info=True)
+
+    @staticmethod
+    def current_ids() -> tuple[str, str] | None:
+        """(trace_id, span_id) of the active span in hex, for log lines; None outside a span."""
+        span_context = trace.get_current_span().get_span_context()
+        if not span_context.is_valid:
+            return None
+        return f"{span_context.trace_id:032x}", f"{span_context.span_id:016x}"
+
+    def _links(self, request: Message) -> list[Link] | None:
+        task_id = tc.polled_task_id(request)
+        found = self.task_links.get(task_id) if task_id is not None else None
+        return [Link(found, {"mcp_eras.link": "task"})] if found is not None else None
+
+    def _remember_task(self, response: Message, span_context: SpanContext) -> None:
+        task_id = tc.created_task_id(response)
+        if task_id is None:
+            return
+        self.task_links[task_id] = span_context
+        while len(self.task_links) > MAX_TASK_LINKS:
+            self.task_links.popitem(last=False)
+
+    def traced_call(self, inner: Any, clock: Callable[[], float], record: Record) -> Call:
+        """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``) and the
+        OpenTelemetry ones from the same start time and outcome."""
+        tracer, server_duration, client_duration, census = self.tracer, self.server_duration, self.client_duration, self.census
+
+        async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
+            started = clock()
+            client_era, upstream_era = str(ctx.client_era), str(inner.era or "unknown")
+            fields = tc.extract(request, ctx.trace)
+            attrs = tc.request_attributes(request, client_era, upstream_era, self.transport, server=self.server,
+                                          with_arguments=self.with_arguments)
+            name = tc.span_name(request)
+            server = tracer.start_span(name, parent_context(fields), SpanKind.SERVER, attrs, self._links(request))
+            outer = otel_context.attach(trace.set_span_in_context(server))
+            client = tracer.start_span(name, None, SpanKind.CLIENT, {**attrs, "mcp.protocol.version": upstream_era})
+            inner_token = otel_context.attach(trace.set_span_in_context(client))
+            response: Message | None = None
+            failure: str | None = None
+            outcome = "failed"
+            sent = clock()
+            try:
+                request, ctx = _handed_on(request, ctx, fields, client)
+                sent = clock()
+                response = await inner.call(request, ctx, emit)
+                outcome = outcome_of(response)
+                return response
+            except asyncio.CancelledError:
+                outcome, failure = "cancelled", "cancelled"
+                raise
+            except Exception as exc:
+                failure = type(exc).__qualname__
+                raise
+            finally:
+                ended = clock()
+                record((client_era, upstream_era, outcome), (client_era,), ended - started)
+                done = tc.response_attributes(response, failure)
+                for span in (client, server):
+                    span.set_attributes(done)
+                    if "error.type" in done:
+                        span.set_status(trace.StatusCode.ERROR)
+                if "mcp_eras.input.methods" in done:
+                    server.add_event("mcp_eras.input_required", {"mcp_eras.input.methods": done["mcp_eras.input.methods"]})
+                if response is not None:
+                    self._remember_task(response, server.get_span_context())
+                otel_context.detach(inner_token)
+                client.end()
+                otel_context.detach(outer)
+                server.end()
+                error = done.get("error.type")
+                server_duration.record(ended - started, tc.metric_attributes(attrs, error))
+                client_duration.record(ended - sent, tc.metric_attributes({**attrs, "mcp.protocol.version": upstream_era}, error))
+                census.add(1, {"mcp_eras.client.era": client_era, "mcp_eras.upstream.era": upstream_era,
+                               "mcp.method.name": attrs["mcp.method.name"]})
+
+        return call
+
+
+def _handed_on(request: Message, ctx: CallContext, fields: dict[str, str], client: Any) -> tuple[Message, CallContext]:
+    """The request and context sent upstream: continuing the bridge's client span when it records, else the client's
+    own trace context as it came (moved into ``_meta`` when it came as headers only)."""
+    if client.is_recording():
+        span_context = client.get_span_context()
+        out = tc.child_fields(fields, span_context.trace_id, span_context.span_id, int(span_context.trace_flags))
+        return tc.inject(request, out), dataclasses.replace(ctx, trace=out)
+    if fields and ctx.trace and tc.extract(request) != fields:
+        return tc.inject(request, fields), ctx
+    return request, ctx

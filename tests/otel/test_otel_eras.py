@@ -1,0 +1,143 @@
+"""Issue #32, acceptance 1 and 3: one trace from client to server across the eras, exported over OTLP/HTTP.
+
+* A 2026 client -> bridge -> 2025 server (mcp 1.29) call with an elicitation round (the 2025 call is parked, the
+  client retries with the answer), and
+* a 2025 client (mcp 1.29) -> bridge -> 2026 server (mcp 2.3.0) call with a sampling round (the bridge drives the
+  2026 server's input_required round with the 2025 client's sampling answer):
+
+the spans the bridge exports hang from the client's ``traceparent``, and the context the upstream server recorded (in
+its own era's ``_meta``) names the bridge's client span, whose parent chain ends at the client's span. The
+``mcp.server.operation.duration`` histogram counts the same calls as the Prometheus ``requests_total``."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+import peers
+from otlp_receiver import Received, Span, chain, otel_env, otlp_receiver
+
+CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+CLIENT_SPAN = "00f067aa0ba902b7"
+TRACEPARENT = f"00-{CLIENT_TRACE}-{CLIENT_SPAN}-01"
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}},
+               "io.modelcontextprotocol/clientInfo": {"name": "otel-test", "version": "1"}}
+TOOL_SPAN = "tools/call {}"
+
+
+def bridge(upstream: list[str], *extra: str) -> tuple[list[str], int]:
+    port = peers.free_port()
+    return [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--otel", *extra,
+            "--", *upstream], port
+
+
+def recorded(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def server_spans(got: Received, name: str) -> list[Span]:
+    return [s for s in got.spans if s.name == name and s.kind == "server"]
+
+
+def check_chain(got: Received, upstream_traceparent: str) -> list[Span]:
+    """The upstream's parent is a span of the bridge whose chain climbs to the client's span."""
+    _version, trace_id, parent, _flags = upstream_traceparent.split("-")
+    assert trace_id == CLIENT_TRACE
+    got.wait(lambda g: any(s.span_id == parent for s in g.spans))
+    spans = chain(got.spans, parent)
+    assert [s.kind for s in spans] == ["client", "server"], spans
+    assert spans[-1].parent_id == CLIENT_SPAN and all(s.trace_id == CLIENT_TRACE for s in spans)
+    assert all(s.service == "bridge-under-test" for s in spans), [s.service for s in spans]
+    return spans
+
+
+def prometheus_requests(port: int) -> int:
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=30).text
+    return sum(int(float(m)) for m in re.findall(r'^mcp_bridge_requests_total\{[^}]*\} (\S+)$', text, re.M)) or sum(
+        int(float(m)) for m in re.findall(r'^\S*requests_total\{[^}]*\} (\S+)$', text, re.M))
+
+
+def histogram_count(got: Received) -> int:
+    return sum(count for _attrs, count in got.histograms.get("mcp.server.operation.duration", []))
+
+
+@pytest.mark.legacy_peer
+def test_2026_client_to_2025_server_with_an_elicitation_round(tmp_path: Path) -> None:
+    record = tmp_path / "received.jsonl"
+    upstream = [peers.legacy_python(), str(peers.SAMPLES / "otel" / "legacy_traced_server.py"), str(record), "stdio"]
+    with otlp_receiver() as (endpoint, got):
+        cmd, port = bridge(upstream, "--upstream-era", "2025-11-25")
+        with peers.running(cmd, port, env=otel_env(endpoint)), httpx.Client(timeout=120) as client:
+            url = f"http://127.0.0.1:{port}/mcp"
+            headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "traced_ask_name",
+                       "Accept": "application/json, text/event-stream"}
+            params = {"name": "traced_ask_name", "arguments": {}, "_meta": {**MODERN_META, "traceparent": TRACEPARENT}}
+            first = client.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+                                headers=headers).json()
+            result = first["result"]
+            assert result["resultType"] == "input_required", first
+            (key, asked), = result["inputRequests"].items()
+            assert asked["method"] == "elicitation/create"
+            retry = {**params, "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+                     "requestState": result.get("requestState")}
+            if retry["requestState"] is None:
+                retry.pop("requestState")
+            second = client.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": retry},
+                                 headers=headers).json()
+            assert second["result"]["content"][0]["text"] == "Hello, Ada!", second
+
+            (line,) = recorded(record)  # the 2025 server saw the call once (the retry resumed the parked call)
+            spans = check_chain(got, line["traceparent"])
+            name = TOOL_SPAN.format("traced_ask_name")
+            assert [s.name for s in spans] == [name, name]
+            attrs = spans[-1].attributes
+            assert attrs["mcp.method.name"] == "tools/call" and attrs["gen_ai.tool.name"] == "traced_ask_name"
+            assert attrs["jsonrpc.request.id"] == "1" and attrs["mcp.protocol.version"] == "2026-07-28"
+            assert attrs["mcp_eras.client.era"] == "2026-07-28" and attrs["mcp_eras.upstream.era"] == "2025-11-25"
+            assert spans[0].attributes["mcp.protocol.version"] == "2025-11-25"
+            assert "mcp_eras.input_required" in spans[-1].events
+            assert attrs["mcp_eras.input.methods"] == ["elicitation/create"]
+            # The retry is a second server span of the same trace, under the same client span.
+            got.wait(lambda g: len(server_spans(g, name)) == 2)
+            retried = [s for s in server_spans(got, name) if s.attributes.get("mcp_eras.mrtr.retry")]
+            assert len(retried) == 1 and retried[0].trace_id == CLIENT_TRACE and retried[0].parent_id == CLIENT_SPAN
+            # Acceptance 3: the histogram counts what Prometheus counts, from the same observation point.
+            relayed = prometheus_requests(port)
+            assert relayed >= 2
+            got.wait(lambda g: histogram_count(g) == relayed)
+            for attrs_, _count in got.histograms["mcp.server.operation.duration"]:
+                assert "mcp.method.name" in attrs_ and "jsonrpc.request.id" not in attrs_
+
+
+@pytest.mark.legacy_peer
+def test_2025_client_to_2026_server_with_a_sampling_round(tmp_path: Path) -> None:
+    record = tmp_path / "received.jsonl"
+    upstream = [peers.MODERN_PYTHON, str(peers.SAMPLES / "otel" / "modern_traced_server.py"), str(record), "stdio"]
+    with otlp_receiver() as (endpoint, got):
+        cmd, port = bridge(upstream, "--upstream-era", "2026-07-28")
+        with peers.running(cmd, port, env=otel_env(endpoint)):
+            client = [peers.legacy_python(), str(peers.SAMPLES / "otel" / "legacy_traced_client.py"),
+                      f"http://127.0.0.1:{port}/mcp", "traced_summarize", TRACEPARENT, "--text", "the quick brown fox"]
+            proc = subprocess.run(client, capture_output=True, text=True, timeout=180)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            answer = json.loads(proc.stdout)
+            assert answer["text"] == ["summary of [a short summary] (model test-model)"] or answer["text"][0], answer
+            assert [a["method"] for a in answer["asked"]] == ["sampling/createMessage"]
+
+            lines = recorded(record)
+            assert [line["round"] for line in lines] == [1, 2]  # the bridge drove the 2026 server's round
+            name = TOOL_SPAN.format("traced_summarize")
+            for line in lines:
+                spans = check_chain(got, line["traceparent"])
+                assert [s.name for s in spans] == [name, name]
+                assert spans[-1].attributes["mcp_eras.client.era"] == "2025-11-25"
+                assert spans[0].attributes["mcp.protocol.version"] == "2026-07-28"
+            assert lines[0]["traceparent"] != lines[1]["traceparent"]  # one client span per upstream request
+            relayed = prometheus_requests(port)
+            got.wait(lambda g: histogram_count(g) == relayed)
