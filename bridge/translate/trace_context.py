@@ -132,6 +132,20 @@ def inject(request: Message, fields: dict[str, str]) -> Message:
     return {**request, "params": params}
 
 
+def onto_client_requests(requests: list[Message], call: Message) -> None:
+    """Give the server->client requests the bridge sends a 2025 client during ``call`` (its sampling, elicitation and
+    roots requests) the call's trace context in their ``_meta``, so the client sees them in the same trace. The
+    requests are the bridge's own, new dicts: changed in place."""
+    fields = extract(call)
+    if not fields:
+        return
+    for request in requests:
+        params = request.get("params")
+        params = request["params"] = dict(params) if isinstance(params, dict) else {}
+        meta = params.get("_meta")
+        params["_meta"] = {**(meta if isinstance(meta, dict) else {}), **fields}
+
+
 def child_fields(parent: dict[str, str], trace_id: int, span_id: int, flags: int) -> dict[str, str]:
     """The fields to send on from a span (``trace_id``, ``span_id``, ``flags``) continuing ``parent``: its own
     ``traceparent``, the parent's ``tracestate`` and ``baggage`` unchanged (§3.3: a vendor that adds nothing keeps it)."""

@@ -129,6 +129,7 @@ def test_2025_client_to_2026_server_with_a_sampling_round(tmp_path: Path) -> Non
             answer = json.loads(proc.stdout)
             assert answer["text"] == ["summary of [a short summary] (model test-model)"] or answer["text"][0], answer
             assert [a["method"] for a in answer["asked"]] == ["sampling/createMessage"]
+            assert answer["asked"][0]["traceparent"].split("-")[1] == CLIENT_TRACE  # the 2025 server->client request
 
             lines = recorded(record)
             assert [line["round"] for line in lines] == [1, 2]  # the bridge drove the 2026 server's round

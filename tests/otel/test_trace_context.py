@@ -86,3 +86,14 @@ def test_task_ids() -> None:
     assert tc.created_task_id({"result": {"content": []}}) is None
     assert tc.polled_task_id({"method": "tasks/get", "params": {"taskId": "t1"}}) == "t1"
     assert tc.polled_task_id({"method": "tools/call", "params": {"taskId": "t1"}}) is None
+
+
+def test_client_requests_of_a_call_carry_its_trace_context() -> None:
+    asked = [{"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {"maxTokens": 5}},
+             {"jsonrpc": "2.0", "id": 2, "method": "roots/list"}]
+    tc.onto_client_requests(asked, call({"traceparent": TP, "baggage": "k=v"}))
+    assert [a["params"].get("_meta") for a in asked] == [{"traceparent": TP, "baggage": "k=v"}] * 2
+    assert asked[0]["params"]["maxTokens"] == 5
+    untouched = [{"jsonrpc": "2.0", "id": 3, "method": "roots/list"}]
+    tc.onto_client_requests(untouched, call())
+    assert "params" not in untouched[0]

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate import errors, jsonrpc, trace_context
 from mcp_eras.bridge.translate.eras import INPUT_REQUEST_METHODS, MRTR_METHODS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import frames as lf
@@ -227,6 +227,7 @@ def on_upstream(state: RoundsState, response: Message, client_caps: dict[str, An
             raise GiveUp(f"Upstream still requires input after {state.max_rounds} rounds; giving up", {"maxRounds": state.max_rounds})
         result = response["result"]
         state.pending = input_round(result, client_caps, mint_id, mint_elicitation_id)
+        trace_context.onto_client_requests([p.request for p in state.pending], state.canonical)  # (same trace: issue #32)
     except GiveUp as give_up:
         steps.append(give_up.finish(rid))
         return steps
