@@ -160,8 +160,20 @@ class SignInRunner:
             await listener.close()
 
     async def refresh(self) -> str:
-        log.info("oauth: refreshing the access token for %s", self.server_url)
-        return await self._run(RefreshNow(self.clock()), None)
+        """Refresh under the store's lock. Another process (a second bridge, ``auth login``) may have refreshed
+        this sign-in meanwhile: its stored tokens are adopted instead of spending a refresh token that has
+        already been used."""
+        held = (self.tokens or {}).get("access_token")
+        async with self.store.locked(self.server_url, self.client_key, timeout=2 * self.options.http_timeout):
+            stored = self.store.load(self.server_url, self.client_key)
+            access = (stored or {}).get("access_token")
+            if stored is not None and isinstance(access, str) and access != held and not refresh_due(stored, self.clock()):
+                redact.remember(access, stored.get("refresh_token"))
+                self.machine.state.tokens = stored
+                log.info("oauth: %s was refreshed by another process; using its tokens", self.server_url)
+                return access
+            log.info("oauth: refreshing the access token for %s", self.server_url)
+            return await self._run(RefreshNow(self.clock()), None)
 
     async def _run(self, event: Event, listener: RedirectListener | None) -> str:
         pending: list[Event] = [event]

@@ -14,13 +14,25 @@ import json
 import os
 import stat
 import sys
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
+from mcp_eras.bridge.translate.oauth.model import OAuthError
 from mcp_eras.bridge.translate.oauth.wire import canonical_resource
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; one process per store there
+    fcntl = None  # type: ignore[assignment]
+
 _SUFFIX = ".json"
+_LOCK_SUFFIX = ".lock"
+_LOCK_POLL = 0.05
 
 
 def default_store_dir() -> Path:
@@ -81,6 +93,32 @@ class TokenStore:
             raise
         return path
 
+    @contextlib.asynccontextmanager
+    async def locked(self, resource: str, client: str, timeout: float) -> AsyncIterator[None]:
+        """Hold the entry's advisory lock (``flock`` on a 0600 sibling file) for a refresh: several bridges and
+        ``auth login`` may share one store, and a refresh token used twice is refused, and may revoke the whole
+        grant, at a server that rotates refresh tokens (OAuth 2.1 §4.3.1). Waits at most ``timeout`` seconds,
+        polling, so the event loop never blocks; past it, ``store_busy``."""
+        if fcntl is None:
+            yield
+            return
+        self._ensure_dir()
+        path = self._path(resource, client).with_suffix(_LOCK_SUFFIX)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise OAuthError("store_busy", f"waited {timeout:.0f}s for the token store's lock") from None
+                    await anyio.sleep(_LOCK_POLL)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
     def load(self, resource: str, client: str) -> dict[str, Any] | None:
         entry = self._read(self._path(resource, client))
         return entry.tokens if entry is not None else None
@@ -93,6 +131,8 @@ class TokenStore:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
                 removed += 1
+            with contextlib.suppress(FileNotFoundError):
+                path.with_suffix(_LOCK_SUFFIX).unlink()
         return removed
 
     def entries(self, resource: str | None = None) -> list[Entry]:
