@@ -50,6 +50,10 @@ ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", metavar="GLOB
 FormatOpt = Annotated[Format, typer.Option("--format", help="Report format.")]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
 BaselineOpt = Annotated[Path | None, typer.Option("--baseline", metavar="FILE", help="JSON report whose findings are suppressed.")]
+ModernizeOpt = Annotated[bool, typer.Option(
+    "--modernize", help="Also rewrite input requests made mid-call in tools (ctx.elicit, ctx.session.create_message, "
+                        "ctx.session.list_roots) into Resolve(...) parameters that serve 2025 and 2026 clients (MCP106).")]
+MODERNIZE = ("MCP106",)
 
 
 def _version(value: bool) -> None:
@@ -119,6 +123,7 @@ class Run:
     allow_no_vcs: bool = False
     markers: Markers = Markers.action
     strict: bool = False
+    modernize: bool = False
 
 
 def refusal(paths: list[Path], allow_dirty: bool, allow_no_vcs: bool) -> str | None:
@@ -167,7 +172,10 @@ def _execute(run: Run) -> int:
         if why:
             engine.log(f"mcp-migrate: refusing to rewrite anything: {why}")
             return 2
-    options = engine.Options(tuple(select_rules(chosen_select, chosen_ignore)), run.safe_only or config.safe_only,
+    chosen = select_rules(chosen_select, chosen_ignore)
+    if run.modernize or config.modernize:  # opt-in rules, unless --ignore names them
+        chosen += [r for r in select_rules(list(MODERNIZE), chosen_ignore) if r not in chosen]
+    options = engine.Options(tuple(chosen), run.safe_only or config.safe_only,
                              keep_texts=mode == "diff", markers=str(run.markers))
     found = discover([*paths, *above], _split(exclude) + config.exclude)
     if not found.files:
@@ -237,11 +245,12 @@ def fix_command(
     markers: MarkersOpt = Markers.action,
     strict: Annotated[bool, typer.Option("--strict", help="Refuse to write a package it would leave half-migrated.")]
     = False,
+    modernize: ModernizeOpt = False,
     version: VersionOpt = False,
 ) -> None:
     """Rewrite files in place (the default command: `mcp-migrate PATH`)."""
     raise typer.Exit(_execute(Run("diff" if diff else "fix", paths, select, ignore, safe_only, jobs, exclude, fmt,
-                                  output, baseline, allow_dirty, allow_no_vcs, markers, strict)))
+                                  output, baseline, allow_dirty, allow_no_vcs, markers, strict, modernize)))
 
 
 @app.command("check", cls=cli_help.Command)
@@ -256,11 +265,12 @@ def check_command(
     output: OutputOpt = None,
     baseline: BaselineOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on advisories too.")] = False,
+    modernize: ModernizeOpt = False,
     version: VersionOpt = False,
 ) -> None:
     """Report only, write nothing: exit 0 clean, 1 actionable findings, 2 nothing readable."""
     raise typer.Exit(_execute(Run("check", paths, select, ignore, safe_only, jobs, exclude, fmt, output, baseline,
-                                  strict=strict)))
+                                  strict=strict, modernize=modernize)))
 
 
 @app.command("rules", cls=cli_help.Command)

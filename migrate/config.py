@@ -17,6 +17,7 @@ class Config:
     safe_only: bool = False
     jobs: int | None = None
     source: str | None = None
+    modernize: bool = False  # `modernize = true`: as --modernize
 
 
 def _list(value: Any) -> list[str]:
@@ -63,6 +64,7 @@ def load_config(targets: list[Path]) -> tuple[Config, str | None]:
             safe_only=bool(table.get("safe-only", table.get("safe_only", False))),
             jobs=int(jobs) if isinstance(jobs, int) else None,
             source=str(pyproject),
+            modernize=table.get("modernize") is True,
         ),
         None,
     )
