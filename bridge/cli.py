@@ -394,7 +394,7 @@ def _serve_http(up, target, settings: Settings, host: str, port: int, path: str,
 
     # One Host rule for every app (mcp_eras.bridge.front.middleware): loopback names always, plus --allow-host.
     settings = settings.model_copy(update={"allowed_hosts": [*settings.allowed_hosts, *allow_host]})
-    telemetry.enable(otel)  # before ``observe``: its counted call is the traced one while OpenTelemetry is on
+    telemetry.enable(otel, instance=settings.instance_id)  # before ``observe``: its call is the traced one when on
     up, observer = observe(up, target, settings)
     up = rate_limited(up, rate_limit, observer.metrics, state_store=settings.state_store,
                       request_timeout=settings.request_timeout)  # before scale_out: its forwarded retries are exempt

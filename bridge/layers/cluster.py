@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
 from mcp_eras.bridge.scaleout.tool_headers import SharedParamHeaders
@@ -184,6 +185,8 @@ class ClusterUpstream(Upstream):
         if fw.runs_here(owner, self.instance_id):
             return await self.inner.call(request, ctx, emit)
         assert owner is not None
+        if (traced := telemetry.current()) is not None:  # (OpenTelemetry on: a span for the hop, issue #32)
+            return await traced.forwarded(owner, request, ctx, lambda req, c: self._forward(owner, req, c, emit))
         return await self._forward(owner, request, ctx, emit)
 
     def _owner(self, request: Message) -> str | None:

@@ -36,7 +36,7 @@ def wanted(flag: bool) -> bool:
     return flag or os.environ.get(ENV_SWITCH, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def enable(flag: bool, transport: str = "tcp") -> Telemetry | None:
+def enable(flag: bool, transport: str = "tcp", instance: str | None = None) -> Telemetry | None:
     """Start OpenTelemetry when wanted and installed (configured by the standard ``OTEL_*`` variables); a missing
     package is one warning and the bridge runs without it."""
     global _active
@@ -47,7 +47,7 @@ def enable(flag: bool, transport: str = "tcp") -> Telemetry | None:
     except ImportError as exc:
         log.warning("OpenTelemetry asked for but not installed (%s): pip install 'mcp-eras[otel]'; running without it", exc)
         return None
-    _active = Telemetry(*from_environment(), transport=transport,
+    _active = Telemetry(*from_environment(instance), transport=transport,
                         with_arguments=os.environ.get(ENV_ARGUMENTS, "").strip().lower() in ("1", "true", "yes", "on"))
     from mcp_eras.bridge import cli_logs
 

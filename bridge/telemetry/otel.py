@@ -57,7 +57,7 @@ Record = Callable[[tuple[str, ...], tuple[str, ...], float], None]
 Call = Callable[[Message, CallContext, Emit], Awaitable[Message]]
 
 
-def from_environment() -> tuple[TracerProvider, MeterProvider]:
+def from_environment(instance: str | None = None) -> tuple[TracerProvider, MeterProvider]:
     """Providers exporting over OTLP/HTTP, each part configured by the SDK's own ``OTEL_*`` handling: endpoint and
     headers (``OTEL_EXPORTER_OTLP_*``), service name and resource (``OTEL_SERVICE_NAME``, default ``mcp-bridge``;
     ``OTEL_RESOURCE_ATTRIBUTES``), sampler (``OTEL_TRACES_SAMPLER``/``_ARG``), batching (``OTEL_BSP_*``), metric
@@ -71,6 +71,8 @@ def from_environment() -> tuple[TracerProvider, MeterProvider]:
     resource = Resource.create()
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):  # (no OTEL_SERVICE_NAME given)
         resource = resource.merge(Resource({"service.name": "mcp-bridge"}))
+    if instance and "service.instance.id" not in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):  # (its --instance-id)
+        resource = resource.merge(Resource({"service.instance.id": instance}))
     tracer_provider = TracerProvider(resource=resource)
     tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     views = [View(instrument_name=name, aggregation=ExplicitBucketHistogramAggregation(DURATION_BUCKETS))
@@ -139,6 +141,26 @@ class Telemetry:
         self.task_links[task_id] = span_context
         while len(self.task_links) > MAX_TASK_LINKS:
             self.task_links.popitem(last=False)
+
+    async def forwarded(self, owner: str, request: Message, ctx: CallContext,
+                        forward: Callable[[Message, CallContext], Awaitable[Message]]) -> Message:
+        """A call this instance of a scaled-out bridge forwards to the instance ``owner`` that holds its state (an MRTR
+        retry, a task poll): a CLIENT span continuing the caller's trace context, handed on in the forwarded request so
+        the owner's server span continues the same trace (``mcp_eras.bridge.layers.cluster``)."""
+        fields = tc.extract(request, ctx.trace)
+        attrs = {**tc.request_attributes(request, str(ctx.client_era), "forwarded", self.transport, server=self.server),
+                 "mcp_eras.forward.instance": owner}
+        span = self.tracer.start_span(f"forward {tc.span_name(request)}", parent_context(fields), SpanKind.CLIENT, attrs)
+        token = otel_context.attach(trace.set_span_in_context(span))
+        response: Message | None = None
+        try:
+            request, ctx = _handed_on(request, ctx, fields, span)
+            response = await forward(request, ctx)
+            return response
+        finally:
+            span.set_attributes(tc.response_attributes(response, None if response is not None else "failed"))
+            otel_context.detach(token)
+            span.end()
 
     def traced_call(self, inner: Any, clock: Callable[[], float], record: Record) -> Call:
         """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``) and the

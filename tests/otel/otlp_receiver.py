@@ -44,6 +44,8 @@ class Span:
     events: list[str]
     links: list[tuple[str, str]]
     service: str
+    instance: str = ""
+    """The exporting process's ``service.instance.id``."""
 
 
 @dataclass
@@ -59,13 +61,14 @@ class Received:
         req.ParseFromString(body)
         with self.lock:
             for rs in req.resource_spans:
-                service = attributes(rs.resource.attributes).get("service.name", "")
+                resource = attributes(rs.resource.attributes)
+                service, instance = resource.get("service.name", ""), resource.get("service.instance.id", "")
                 for ss in rs.scope_spans:
                     for s in ss.spans:
                         self.spans.append(Span(s.name, s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex(),
                                                KINDS.get(s.kind, str(s.kind)), attributes(s.attributes),
                                                [e.name for e in s.events], [(lk.trace_id.hex(), lk.span_id.hex()) for lk in s.links],
-                                               service))
+                                               service, instance))
 
     def add_metrics(self, body: bytes) -> None:
         req = ExportMetricsServiceRequest()
