@@ -48,6 +48,8 @@ HOW = "a resolver (`Annotated[T, Resolve(fn)]`, `fn` returning `{marker}(...)` f
 WHY = {
     "handler": ("only tools take Resolve(...) parameters; a prompt or template resource returns an "
                 "InputRequiredResult on 2026 connections, other code asks in the calling tool"),
+    "scope": ("the tool is defined inside a {scope} and `from __future__ import annotations` makes the SDK look its "
+              "resolver up among module-level names: move the tool to module level and ask through {how}"),
     "nested": "it is asked conditionally or inside an expression; ask through {how} that decides from the tool's arguments",
     "args": "its arguments use {names}, computed in the body; compute {them} in {how} from the tool's arguments",
     "call": "`{marker}(...)` takes no {detail}; drop {them} and ask through {how}",
@@ -70,6 +72,7 @@ class Frame:
     plans: list[Plan] = field(default_factory=list)
     removed: set[int] = field(default_factory=set)  # `x = await ...` statements the parameter replaces
     replaced: dict[int, str] = field(default_factory=dict)  # id(original Await) -> parameter name
+    scope: str | None = None  # "ClassDef"/"FunctionDef" enclosing the handler (None: module level)
     review: cst.CSTNode | None = None  # a site asked after other statements (its call node)
 
 
@@ -89,6 +92,7 @@ class Rule(CallDetector):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.frames: list[Frame] = []
+        self.future = False  # `from __future__ import annotations`: annotations resolve in module globals only
         self.module_names: set[str] = set()
         self.needed: set[str] = set()
         self.rewritten: set[int] = set()  # lines of rewritten sites (their MCP207 advisory no longer applies)
@@ -96,6 +100,10 @@ class Rule(CallDetector):
     # ------------------------------------------------------------------ scopes
     def visit_Module(self, node: cst.Module) -> None:
         self.module_names = bound_names(node)
+        self.future = any(isinstance(imp, cst.ImportFrom) and isinstance(imp.module, cst.Name)
+                          and imp.module.value == "__future__" and not isinstance(imp.names, cst.ImportStar)
+                          and any(a.name.value == "annotations" for a in imp.names)
+                          for stmt in node.body if isinstance(stmt, cst.SimpleStatementLine) for imp in stmt.body)
 
     def _is_tool(self, node: cst.FunctionDef) -> bool:
         for decorator in node.decorators:
@@ -110,9 +118,11 @@ class Rule(CallDetector):
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         contexts = {p.name.value for p in every if p.annotation is not None
                     and self.resolves_to(_base(p.annotation.annotation), CONTEXT_CLASS)}
+        scope = next((type(n).__name__ for n in reversed(self._nodes[:-1]) if isinstance(n, cst.ClassDef | cst.FunctionDef)),
+                     None)
         self.frames.append(Frame(
             node, node.asynchronous is not None and self._is_tool(node), {p.name.value: p for p in every}, contexts,
-            bound_names(node.body), [id(s) for s in node.body.body], all_names(node)))
+            bound_names(node.body), [id(s) for s in node.body.body], all_names(node), scope=scope))
 
     # ------------------------------------------------------------------ sites
     def visit_Call(self, node: cst.Call) -> None:
@@ -163,6 +173,8 @@ class Rule(CallDetector):
         how = HOW.format(marker=marker)
         if frame is None or not frame.tool:
             return WHY["handler"]
+        if frame.scope is not None and self.future:
+            return WHY["scope"].format(scope="class" if frame.scope == "ClassDef" else "function", how=how)
         if shape is None or id(shape[2]) not in frame.top:
             return WHY["nested"].format(how=how)
         _, keywords, positional = KINDS[method][1:]
@@ -255,7 +267,7 @@ class Rule(CallDetector):
     def _with_resolvers(self, handler: cst.FunctionDef, frame: Frame) -> cst.FlattenSentinel[cst.BaseStatement]:
         """The resolvers before the handler: they take the handler's leading blank lines and comments
         (markers stay on the handler: they speak of it), and a blank-line gap separates each."""
-        gap = [cst.EmptyLine()] * (2 if len(self.frames) == 0 else 1)
+        gap = [cst.EmptyLine(indent=False)] * (2 if frame.scope is None else 1)
         lines = list(handler.leading_lines)
         cut = next((n for n, ln in enumerate(lines) if ln.comment is not None
                     and ln.comment.value.startswith("# TODO(mcp-migrate ")), len(lines))

@@ -114,6 +114,54 @@ CASES: list[Case] = [
             return answer.action
         '''.replace("REVIEW", REVIEW).replace("ELICITED", "Annotated[ElicitationResult[Booking], Resolve(_book_elicited)]"),
         {"review"}, 1),
+    # a tool defined in a factory: the resolver goes next to it (its name is resolved where the tool is defined)
+    Case("MCP106", """\
+        from mcp.server.mcpserver import Context, MCPServer
+
+
+        def create() -> MCPServer:
+            mcp = MCPServer('x')
+
+            @mcp.tool
+            async def ask(ctx: Context) -> str:
+                roots = await ctx.session.list_roots()
+                return str(roots)
+
+            return mcp
+        """, """\
+        from typing import Annotated
+
+        from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+        from mcp.types import ListRootsResult
+
+
+        def create() -> MCPServer:
+            mcp = MCPServer('x')
+
+            async def _ask_roots() -> ListRoots:
+                return ListRoots()
+
+            @mcp.tool
+            async def ask(ctx: Context, roots: Annotated[ListRootsResult, Resolve(_ask_roots)]) -> str:
+                return str(roots)
+
+            return mcp
+        """, {"fixed"}),
+    # ... but not under `from __future__ import annotations` (the SDK then looks names up in module globals)
+    Case("MCP106", """
+        from __future__ import annotations
+        from mcp.server.mcpserver import Context, MCPServer
+
+
+        def create() -> MCPServer:
+            mcp = MCPServer('x')
+
+            @mcp.tool()
+            async def ask(ctx: Context) -> str:
+                return str(await ctx.session.list_roots())
+
+            return mcp
+        """, None, {"manual"}, 1),
     # shapes a resolver cannot take: each gets a marker saying why and what to do
     Case("MCP106", HEAD + '''
 
