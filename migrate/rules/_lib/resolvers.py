@@ -37,15 +37,15 @@ for _name in ("CreateMessageResult", "CreateMessageResultWithTools", "ListRootsR
     QUALIFIED[_name] |= {f"mcp_types.{_name}"}
 
 
-def bound_names(node: cst.CSTNode) -> set[str]:
-    """Names a function body binds (assignments, loop and ``with`` targets, walrus, imports, nested
-    definitions, ``global``/``nonlocal``), without looking inside nested functions and classes."""
-    found: set[str] = set()
+def binding_targets(node: cst.CSTNode) -> list[str]:
+    """Every name a function body binds, once per binding (assignments, loop and ``with`` targets, walrus,
+    imports, nested definitions, ``global``/``nonlocal``), without looking inside nested functions and classes."""
+    found: list[str] = []
     stack: list[cst.CSTNode] = list(node.children)
     while stack:
         current = stack.pop()
         if isinstance(current, cst.FunctionDef | cst.ClassDef):
-            found.add(current.name.value)
+            found.append(current.name.value)
             continue
         if isinstance(current, cst.Lambda):
             continue
@@ -59,13 +59,35 @@ def bound_names(node: cst.CSTNode) -> set[str]:
         elif isinstance(current, cst.NamedExpr):
             targets.append(current.target)
         elif isinstance(current, cst.Global | cst.Nonlocal):
-            found.update(item.name.value for item in current.names)
+            found.extend(item.name.value for item in current.names)
         elif isinstance(current, cst.ImportAlias) and current.asname is None:
-            found.add(cst.Module([]).code_for_node(current.name).split(".")[0])
+            found.append(cst.Module([]).code_for_node(current.name).split(".")[0])
         for target in targets:
-            found.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+            found.extend(n.value for n in walk(target) if isinstance(n, cst.Name))
         stack.extend(current.children)
     return found
+
+
+def bound_names(node: cst.CSTNode) -> set[str]:
+    return set(binding_targets(node))
+
+
+# calls of these builtins (when the module does not rebind them) may be evaluated again in a resolver
+PURE_CALLS = frozenset({"abs", "bool", "float", "int", "isinstance", "len", "max", "min", "repr", "round", "sorted",
+                        "str", "tuple", "list", "dict", "set"})
+
+
+def pure(node: cst.CSTNode, shadowed: set[str]) -> bool:
+    """True when evaluating ``node`` twice cannot be told from evaluating it once: no ``await``, ``yield``
+    or walrus, and no call other than of a few builtins (``len``, ``str``, ``isinstance``...)."""
+    for current in walk(node):
+        if isinstance(current, cst.Await | cst.Yield | cst.NamedExpr | cst.Lambda):
+            return False
+        if isinstance(current, cst.Call) and not (
+                isinstance(current.func, cst.Name) and current.func.value in PURE_CALLS
+                and current.func.value not in shadowed):
+            return False
+    return True
 
 
 def read_names(node: cst.CSTNode) -> list[str]:
@@ -113,10 +135,12 @@ def _subscript(value: str, index: cst.BaseExpression) -> cst.Subscript:
     return cst.Subscript(cst.Name(value), [cst.SubscriptElement(cst.Index(index))])
 
 
-def build(method: str, call: cst.Call, resolver: str, param: str,
-          params: list[cst.Param]) -> Plan:
+def build(method: str, call: cst.Call, resolver: str, param: str, params: list[cst.Param],
+          copies: list[cst.BaseStatement], guards: list[cst.BaseExpression]) -> Plan:
     """The resolver ``async def <resolver>(<params>) -> Elicit[S]: return Elicit(<the call's arguments>)``
-    (``Sample``/``ListRoots`` likewise) and the handler's new ``<param>: Annotated[..., Resolve(<resolver>)]``."""
+    (``Sample``/``ListRoots`` likewise; after ``copies``, the handler's assignments its arguments read; under
+    ``guards``, the ``if`` tests the question was asked under, else returning None) and the handler's new
+    ``<param>: Annotated[..., Resolve(<resolver>)]``."""
     marker, result, _, _ = KINDS[method]
     schema = _schema(call) if method == "elicit" else None
     names = ["Annotated", "Resolve", marker, result]
@@ -126,10 +150,16 @@ def build(method: str, call: cst.Call, resolver: str, param: str,
     value: cst.BaseExpression = cst.Name(result)
     if isinstance(schema, cst.Name | cst.Attribute):
         returns, value = _subscript(marker, schema), _subscript(result, schema)
-    body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(call.with_changes(func=cst.Name(marker)))])])
+    inner: list[cst.BaseStatement] = [cst.SimpleStatementLine([cst.Return(call.with_changes(func=cst.Name(marker)))])]
+    for test in reversed(guards):
+        inner = [cst.If(test=test, body=cst.IndentedBlock(inner))]
+    body = [*(c.with_changes(leading_lines=[]) for c in copies), *inner]
+    if guards:  # not asked: the parameter is None (the elicitation outcome without data), as the body never reads it
+        body.append(cst.SimpleStatementLine([cst.Return(cst.Name("None"))]))
+        returns = cst.BinaryOperation(returns, cst.BitOr(), cst.Name("None"))
     own = [cst.Param(p.name, annotation=p.annotation) for p in params]
     func = cst.FunctionDef(
-        cst.Name(resolver), cst.Parameters(own), body, returns=cst.Annotation(returns),
+        cst.Name(resolver), cst.Parameters(own), cst.IndentedBlock(body), returns=cst.Annotation(returns),
         asynchronous=cst.Asynchronous(),
     )
     annotation = cst.Annotation(cst.Subscript(cst.Name("Annotated"), [

@@ -9,9 +9,11 @@ from migrate_helpers import Case, RuleTests, dedent, migrate_source, migrate_tre
 
 HEAD = "        from mcp.server.mcpserver import Context, MCPServer\n\n        mcp = MCPServer('x')\n"
 FAILS = "fails on 2026-07-28 connections and is not rewritten, because "
-NESTED = "it is asked conditionally or inside an expression; ask through {} that decides from the tool's arguments"
-REVIEW = ("the input requests now run in resolvers before the body, no longer after the statements above them: "
-          "check that asking first is right")
+NESTED = ("it is asked in a loop, an else/except branch or inside an expression; ask through {} that decides from "
+          "the tool's arguments")
+REVIEW = "the input requests now run in resolvers before the body, so {}: check that this is right"
+FIRST = "the question comes before statements that used to run first"
+TRY = "errors of the request are no longer caught by the `try` around it"
 HOW = "a resolver (`Annotated[T, Resolve(fn)]`, `fn` returning `{}(...)` from mcp.server.mcpserver)"
 
 CASES: list[Case] = [
@@ -112,7 +114,7 @@ CASES: list[Case] = [
             answer = None
             answer = elicited
             return answer.action
-        '''.replace("REVIEW", REVIEW).replace("ELICITED", "Annotated[ElicitationResult[Booking], Resolve(_book_elicited)]"),
+        '''.replace("REVIEW", REVIEW.format(FIRST)).replace("ELICITED", "Annotated[ElicitationResult[Booking], Resolve(_book_elicited)]"),
         {"review"}, 1),
     # a tool defined in a factory: the resolver goes next to it (its name is resolved where the tool is defined)
     Case("MCP106", """\
@@ -162,13 +164,77 @@ CASES: list[Case] = [
 
             return mcp
         """, None, {"manual"}, 1),
+    # a local computed from the arguments without side effects is computed again in the resolver (and leaves the
+    # handler when nothing else reads it); a `try` around the request: review marker; asked under an `if`: the
+    # resolver asks under the same test, and the `if` block keeps the rest
+    Case("MCP106", HEAD + '''
+
+        @mcp.tool()
+        async def poem(topic: str, ctx: Context) -> str:
+            """Poem."""
+            prompt = f"Write about {topic}"
+            try:
+                # ask the model
+                result = await ctx.session.create_message(messages=[msg(prompt)], max_tokens=100)
+                return result.model
+            except Exception as e:
+                return str(e)
+
+
+        @mcp.tool()
+        async def book(date: str, ctx: Context) -> str:
+            if date == "2024-12-25":
+                result = await ctx.elicit(message=f"{date} is full: another?", schema=Prefs)
+
+                if result.action == "accept":
+                    return result.data.when
+                return "cancelled"
+            return date
+        ''', '''\
+        from typing import Annotated
+
+        from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve, Sample
+        from mcp.types import CreateMessageResult
+
+        mcp = MCPServer('x')
+
+
+        async def _poem_result(topic: str) -> Sample:
+            prompt = f"Write about {topic}"
+            return Sample(messages=[msg(prompt)], max_tokens=100)
+
+
+        # TODO(mcp-migrate MCP106): REVIEW
+        @mcp.tool()
+        async def poem(topic: str, ctx: Context, result: Annotated[CreateMessageResult, Resolve(_poem_result)]) -> str:
+            """Poem."""
+            try:
+                return result.model
+            except Exception as e:
+                return str(e)
+
+
+        async def _book_result(date: str) -> Elicit[Prefs] | None:
+            if date == "2024-12-25":
+                return Elicit(message=f"{date} is full: another?", schema=Prefs)
+            return None
+
+
+        @mcp.tool()
+        async def book(date: str, ctx: Context, result: Annotated[ElicitationResult[Prefs], Resolve(_book_result)]) -> str:
+            if date == "2024-12-25":
+                if result.action == "accept":
+                    return result.data.when
+                return "cancelled"
+            return date
+        '''.replace("REVIEW", REVIEW.format(TRY)), {"review", "fixed"}, 1),
     # shapes a resolver cannot take: each gets a marker saying why and what to do
     Case("MCP106", HEAD + '''
 
         @mcp.tool()
         async def branch(date: str, ctx: Context) -> str:
-            if date:
-                answer = await ctx.elicit(f"Book {date}?", Booking)
+            for day in date.split():
+                answer = await ctx.elicit(f"Book {day}?", Booking)
             day = date.strip()
             again = await ctx.elicit(f"Book {day}?", Booking)
             sampled = await ctx.session.create_message(messages=[], max_tokens=5, related_request_id=ctx.request_id)
