@@ -24,6 +24,7 @@ from libcst.metadata import MetadataWrapper
 
 from mcp_eras.migrate.compat import compiles, lowered
 from mcp_eras.migrate.index import ProjectIndex, index_file, module_name
+from mcp_eras.migrate.linelength import configured_line_length, fit_lines
 from mcp_eras.migrate.model import FileResult, Finding
 from mcp_eras.migrate.resolve import ImportTable, statement_lines
 from mcp_eras.migrate.rules import all_rules
@@ -243,6 +244,8 @@ def process(job: Job, shared: Shared | None = None) -> FileResult:
         result.skipped = failure
         result.failed = job.kind == "python" and not failure.startswith(("does not parse", "binary"))
         return result
+    if job.kind == "python" and new != decoded.text:
+        new = fit_lines(decoded.text, new, configured_line_length(job.path))
     result.markers = new.count(MARKER_PREFIX) if job.kind == "python" else 0  # in the file after this run
     if new != decoded.text:
         result.changed = True

@@ -3,6 +3,7 @@ checks every per-rule module (``tests/migrate/rules/test_mcpNNN.py``) runs on it
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,15 @@ def assert_idempotent(source: str, *rules: str) -> str:
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text)
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with the lines the run kept within the line length joined again: a marker's
+    continuation lines onto the marker, a split bracket's items back onto one line."""
+    text = re.sub(r"\n[ \t]*#   ", " ", text)
+    text = re.sub(r"([(\[{])\n[ \t]+", r"\1", text)
+    text = re.sub(r",?\n[ \t]*([)\]}])", r"\1", text)
+    return re.sub(r",\n[ \t]+(?=\S)", ", ", text)
 
 
 def without_markers(text: str) -> str:

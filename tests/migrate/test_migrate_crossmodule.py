@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from migrate_helpers import unwrapped
 
 from mcp_eras.migrate.cli import main
 
@@ -82,7 +83,7 @@ def test_the_stash_is_the_last_resort_and_says_why(tmp_path: Path, capsys: pytes
     })
     app = out["svc/app.py"]
     assert 'server._mcp_v1_transport = {"port": port}' in app
-    assert "carries them: `port` not in scope at the start site in __main__.py" in app
+    assert "carries them: `port` not in scope at the start site in __main__.py" in unwrapped(app)
 
 
 def test_literal_names_in_scope_need_no_stash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from migrate_helpers import migrate_tree
+from migrate_helpers import migrate_tree, unwrapped
 
 from peers import bridge_cmd, legacy_python
 
@@ -57,10 +57,11 @@ def test_the_package_is_rewritten_where_it_must_be(migrated: tuple[Path, Path]) 
     pkg = new / "weather"
     assert "MCPServer(\n    \"weather\",\n    instructions=\"Forecasts for a few cities.\",\n)" in (pkg / "app.py").read_text()
     main_py = (pkg / "__main__.py").read_text()
-    assert 'server.run(transport="streamable-http", host="127.0.0.1", stateless_http=True, json_response=True)' in main_py
+    assert 'server.run(transport="streamable-http", host="127.0.0.1", stateless_http=True, json_response=True)' in \
+        unwrapped(main_py)
     assert "        server.run()\n" in main_py  # stdio takes none of them
     assert ('create_server().streamable_http_app(host="127.0.0.1", stateless_http=True, json_response=True)'
-            in (pkg / "web.py").read_text())
+            in unwrapped((pkg / "web.py").read_text()))
     client = (pkg / "client.py").read_text()
     assert "result.is_error" in client and "tool.input_schema" in client and "item.mime_type" in client
     assert "TODO(mcp-migrate MCP206)" not in (pkg / "web.py").read_text()  # host= arrives from the constructor

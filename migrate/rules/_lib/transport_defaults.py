@@ -14,15 +14,22 @@ HELPER_NAME = "_mcp_v1_transport_defaults"
 HELPER = f'''
 
 def {HELPER_NAME}(server, **settings):
-    """mcp-migrate (MCP003): v1 took these transport settings in the server constructor, v2 takes
-    them when the server starts. No start call was found, so they become defaults of the server's
-    start methods; pass them at the call that starts it, then delete this helper."""
+    """mcp-migrate (MCP003): v1 took these transport settings in the server
+    constructor, v2 takes them when the server starts. No start call was
+    found, so they become defaults of the server's start methods; pass them
+    at the call that starts it, then delete this helper."""
     import functools
     import inspect
 
-    for name in ("run_sse_async", "run_streamable_http_async", "sse_app", "streamable_http_app"):
+    for name in (
+        "run_sse_async",
+        "run_streamable_http_async",
+        "sse_app",
+        "streamable_http_app",
+    ):
         method = getattr(server, name)
-        preset = {{k: v for k, v in settings.items() if k in inspect.signature(method).parameters}}
+        accepted = inspect.signature(method).parameters
+        preset = {{k: v for k, v in settings.items() if k in accepted}}
         if preset:
             setattr(server, name, functools.partial(method, **preset))
 '''
