@@ -52,8 +52,10 @@ from mcp_eras.migrate.rules.sdk import CONTEXT_CLASS, SERVER_CLASS
 FAILS = "fails on 2026-07-28 connections and is not rewritten"
 HOW = "a resolver (`Annotated[T, Resolve(fn)]`, `fn` returning `{marker}(...)` from mcp.server.mcpserver)"
 WHY = {
-    "handler": ("only tools take Resolve(...) parameters; a prompt or template resource returns an "
-                "InputRequiredResult on 2026 connections, other code asks in the calling tool"),
+    "handler": ("only tools take Resolve(...) parameters; on 2026 connections a prompt or template resource returns "
+                "an InputRequiredResult itself (check `ctx.protocol_version`) and reads the answers from `ctx.input_responses`"),
+    "helper": ("it is not in a tool's own body; ask in each tool that calls this code, through {how}, and pass the "
+               "answer in"),
     "scope": ("the tool is defined inside a {scope} and `from __future__ import annotations` makes the SDK look its "
               "resolver up among module-level names: move the tool to module level and ask through {how}"),
     "nested": ("it is asked in a loop, an else/except branch or inside an expression; ask through {how} that decides "
@@ -92,7 +94,7 @@ class Site:
 @dataclass
 class Frame:
     node: cst.FunctionDef
-    tool: bool
+    handler: str | None  # "tool", "prompt", "resource" (an async function registered on a server) or None
     params: dict[str, cst.Param]
     contexts: set[str]
     bound: list[str]  # every binding in the body, once per binding
@@ -134,13 +136,15 @@ class Rule(CallDetector):
                           and any(a.name.value == "annotations" for a in imp.names)
                           for stmt in node.body if isinstance(stmt, cst.SimpleStatementLine) for imp in stmt.body)
 
-    def _is_tool(self, node: cst.FunctionDef) -> bool:
+    def _handler(self, node: cst.FunctionDef) -> str | None:
+        """``tool``, ``prompt`` or ``resource`` for a function registered on a provable server, else None."""
         for decorator in node.decorators:
             target = decorator.decorator
             func = target.func if isinstance(target, cst.Call) else target
-            if isinstance(func, cst.Attribute) and func.attr.value == "tool" and self.receiver_typed(func.value):
-                return True
-        return False
+            if (isinstance(func, cst.Attribute) and func.attr.value in ("tool", "prompt", "resource")
+                    and self.receiver_typed(func.value)):
+                return func.attr.value
+        return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
@@ -149,7 +153,7 @@ class Rule(CallDetector):
                     and self.resolves_to(_base(p.annotation.annotation), CONTEXT_CLASS)}
         scope = next((type(n).__name__ for n in reversed(self._nodes[:-1]) if isinstance(n, cst.ClassDef | cst.FunctionDef)),
                      None)
-        self.frames.append(Frame(node, node.asynchronous is not None and self._is_tool(node),
+        self.frames.append(Frame(node, self._handler(node) if node.asynchronous is not None else None,
                                  {p.name.value: p for p in every}, contexts, binding_targets(node.body),
                                  all_names(node), scope))
 
@@ -266,8 +270,8 @@ class Rule(CallDetector):
     def _why_not(self, method: str, call: cst.Call, frame: Frame | None) -> Placement | str:
         marker = KINDS[method][0]
         how = HOW.format(marker=marker)
-        if frame is None or not frame.tool:
-            return WHY["handler"]
+        if frame is None or frame.handler != "tool":
+            return WHY["handler"] if frame is not None and frame.handler else WHY["helper"].format(how=how)
         if frame.scope is not None and self.future:
             return WHY["scope"].format(scope="class" if frame.scope == "ClassDef" else "function", how=how)
         placement = self._placement(frame)
