@@ -34,7 +34,7 @@ from mcp_eras.bridge.upstream.legacy_transport import (
     StdioTransport,
     StreamableHttpTransport,
 )
-from mcp_eras.bridge.upstream.process import ChildProcess
+from mcp_eras.bridge.upstream.process import SEND_WAIT_S, ChildProcess
 
 log = logging.getLogger("mcp_bridge.probe")
 
@@ -142,6 +142,8 @@ async def _confirm_http(url: str, settings: Settings, headers: dict[str, str] | 
 
 
 PROBE_ID = "mcp-bridge-probe"
+EXIT_REPORT_S = 2.0
+"""How long a send that failed on a dying probe child waits for its exit (to report its status and stderr)."""
 CONFIRM_ID = "mcp-bridge-probe-initialize"
 
 
@@ -159,7 +161,9 @@ class StdioProbe:
         self.answers: asyncio.Queue[Message] = asyncio.Queue()
         self.state = era_probe.ProbeState()
         self.answer: Message | None = None
-        self.child = ChildProcess(target.command, on_message=self._on_message, env=target.env, inherit_env=target.inherit_env,
+        self._exited = asyncio.Event()
+        self.child = ChildProcess(target.command, on_message=self._on_message, on_exit=self._on_exit, env=target.env,
+                                  inherit_env=target.inherit_env,
                                   cwd=target.cwd, name=f"{target.name}-probe", quiet=True, max_line_bytes=settings.max_line_bytes,
                                   backoff_initial=settings.respawn_backoff_initial, backoff_max=settings.respawn_backoff_max)
 
@@ -167,11 +171,46 @@ class StdioProbe:
         if jsonrpc.is_response(msg):
             self.answers.put_nowait(msg)
 
+    async def _on_exit(self, _code: int) -> None:
+        self._exited.set()
+
+    def _exit_error(self) -> UpstreamError:
+        """The child died before answering: its exit status and last stderr lines (shown whether the probe's stderr
+        is or not), at once, instead of a verdict from its silence."""
+        return UpstreamError(f"{self.target.name}: {self.child.exit_description()}")
+
+    async def _send(self, msg: Message) -> None:
+        """Send to the child; one that cannot take it because it is dying is reported by its exit (when that comes
+        within ``EXIT_REPORT_S``)."""
+        try:
+            await self.child.send(msg)
+        except UpstreamError:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exited.wait(), EXIT_REPORT_S)
+            if self._exited.is_set():
+                raise self._exit_error() from None
+            raise
+
+    async def _next_answer(self) -> Message:
+        """The child's next answer; ``UpstreamError`` (``_exit_error``) when it exits before one."""
+        if self.answers.empty() and self._exited.is_set():
+            raise self._exit_error()
+        get = asyncio.ensure_future(self.answers.get())
+        exited = asyncio.ensure_future(self._exited.wait())
+        try:
+            done, _ = await asyncio.wait({get, exited}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            get.cancel()
+            exited.cancel()
+        if get in done:
+            return get.result()
+        raise self._exit_error()
+
     async def ask(self) -> None:
         """Spawn and ask ``server/discover``; afterwards ``state`` holds the discover evidence."""
         await self.child.start()
         await self.child.wait_ready(self.settings.connect_timeout)
-        await self.child.send(discover_request(self.settings, PROBE_ID))
+        await self._send(discover_request(self.settings, PROBE_ID))
         self.answer = await self._first_answer()
         era_probe.observe(self.state, era_probe.discover_signal(None, self.answer) if self.answer is not None else "no-answer")
 
@@ -179,7 +218,7 @@ class StdioProbe:
         """The child's answer to the probe, or None: the child may load silently for up to ``probe_start_timeout``;
         from its first output on (stdout or stderr) it has ``probe_timeout`` to answer (``era_probe.discover_deadline``)."""
         loop = asyncio.get_running_loop()
-        get = asyncio.ensure_future(self.answers.get())
+        get = asyncio.ensure_future(self._next_answer())  # raises when the child exits first
         seen = asyncio.ensure_future(self.child.output_seen.wait())
         try:
             done, _ = await asyncio.wait({get, seen}, timeout=self.settings.probe_start_timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -198,12 +237,13 @@ class StdioProbe:
 
     async def _confirm(self, params: Message) -> Message | None:
         """``initialize`` on the same child: a modern-only server refuses it naming its versions (the re-probe); a
-        late answer to ``server/discover`` counts too. Returns the InitializeResult when the handshake succeeded."""
+        late answer to ``server/discover`` counts too. Returns the InitializeResult when the handshake succeeded.
+        A child that exits instead raises ``UpstreamError`` with its exit status and last stderr lines."""
         try:
-            await self.child.send(jsonrpc.request(CONFIRM_ID, "initialize", params))
+            await self._send(jsonrpc.request(CONFIRM_ID, "initialize", params))
             async with asyncio.timeout(self.settings.probe_timeout):
                 while True:
-                    msg = await self.answers.get()
+                    msg = await self._next_answer()
                     if msg.get("id") == PROBE_ID:
                         self.answer = msg
                         era_probe.observe(self.state, era_probe.discover_signal(None, msg))
@@ -213,7 +253,11 @@ class StdioProbe:
                         era_probe.observe(self.state, era_probe.initialize_signal(msg))
                         result = msg.get("result")
                         return result if isinstance(result, dict) else None
-        except (TimeoutError, UpstreamError):
+        except TimeoutError:
+            return None
+        except UpstreamError:
+            if self._exited.is_set():
+                raise self._exit_error() from None
             return None
 
     async def conclude(self, first_request: Message | None = None, keep_child: bool = False,
@@ -227,13 +271,18 @@ class StdioProbe:
         deferred = keep_child and not confirm and era_probe.needs_confirmation(self.state)
         if era_probe.needs_confirmation(self.state) and not deferred:
             params = era_probe.confirm_params(first_request, self.settings.bridge_info())
-            init = await self._confirm(params)
+            try:
+                init = await self._confirm(params)
+            except BaseException:
+                await self.aclose()
+                raise
             if init is not None:
                 handshake = Handshake(params, init)
         era = self.state.era or eras.LEGACY
         discover = self.answer.get("result") if era == eras.MODERN and isinstance(self.answer, dict) else None
         result = ProbeResult(era, "stdio", discover if isinstance(discover, dict) else None, detail=", ".join(self.state.signals))
         if keep_child and (era == eras.MODERN or handshake is not None or deferred):
+            self.child.on_exit = None  # its new holder watches it
             result.child, result.handshake = self.child, handshake if era == eras.LEGACY else None
         else:
             await self.aclose()
@@ -285,7 +334,7 @@ async def _started_or_close(child: ChildProcess, settings: Settings) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(exited.wait(), min(EARLY_EXIT_WINDOW, settings.connect_timeout))
         if exited.is_set():
-            raise UpstreamError(f"upstream {child.name} exited at start with code {child.last_exit}")
+            raise UpstreamError(f"upstream {child.name} exited at start: {child.exit_description()}")
     except BaseException:
         await child.aclose()
         raise
@@ -320,7 +369,8 @@ def legacy_upstream(target: Target, settings: Settings, transport: str | None = 
         child = adopted.pop() if adopted else None
         return StdioTransport(target.command, env=target.env, cwd=target.cwd, inherit_env=target.inherit_env, name=target.name,
                               max_line_bytes=settings.max_line_bytes, backoff_initial=settings.respawn_backoff_initial,
-                              backoff_max=settings.respawn_backoff_max, child=child, handshake=handshake if child else None)
+                              backoff_max=settings.respawn_backoff_max, child=child, handshake=handshake if child else None,
+                              send_wait=min(SEND_WAIT_S, settings.request_timeout))
 
     async def prestart() -> None:
         """stdio: the child starts now, uninitialized; the first session adopts it and initializes it for its own
@@ -376,6 +426,9 @@ class AutoUpstream(Upstream):
         self._pending: StdioProbe | None = None
         self._lock = asyncio.Lock()
         self.era = eras.LEGACY
+        self._failures = 0
+        self._failure: UpstreamError | None = None
+        """The last probe that failed (a child that died at start): callers that waited on it get it too, at once."""
 
     async def _ask(self) -> StdioProbe | None:
         """stdio: spawn and ask ``server/discover`` once (under the lock); the probe awaiting its verdict."""
@@ -394,30 +447,41 @@ class AutoUpstream(Upstream):
     async def _resolve(self, first_request: Message | None = None, ctx: CallContext | None = None) -> Upstream:
         if self.inner is not None:
             return self.inner
+        failures = self._failures
         async with self._lock:
             if self.inner is not None:
                 return self.inner
-            stdio = await self._ask()
-            if stdio is None:
-                result = await probe(self.target, self.settings)
-            else:
-                identity = first_request if first_request is not None else ctx.identity_request() if ctx else None
-                self._pending = None
-                result = await stdio.conclude(identity, keep_child=True)
-            self.probe_result = result
-            self.probed_at = time.monotonic()
-            log.info("upstream %s speaks %s (%s%s)", self.target.name, result.era, result.transport,
-                     f"; {result.detail}" if result.detail else "")
-            assert result.era is not None
-            self.era = result.era
-            if result.era == eras.MODERN:
-                self.inner = modern_upstream(self.target, self.settings, result.child)
-            else:
-                self.inner = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
-                                             adopt=result)
-            if result.child is None:
-                await self.inner.start()  # fail fast (an adopted child is running and answered already)
-            return self.inner
+            if self._failures != failures and self._failure is not None:
+                raise UpstreamError(str(self._failure))
+            try:
+                return await self._resolve_locked(first_request, ctx)
+            except UpstreamError as exc:
+                self._failure = exc
+                self._failures += 1
+                raise
+
+    async def _resolve_locked(self, first_request: Message | None, ctx: CallContext | None) -> Upstream:
+        stdio = await self._ask()
+        if stdio is None:
+            result = await probe(self.target, self.settings)
+        else:
+            identity = first_request if first_request is not None else ctx.identity_request() if ctx else None
+            self._pending = None
+            result = await stdio.conclude(identity, keep_child=True)
+        self.probe_result = result
+        self.probed_at = time.monotonic()
+        log.info("upstream %s speaks %s (%s%s)", self.target.name, result.era, result.transport,
+                 f"; {result.detail}" if result.detail else "")
+        assert result.era is not None
+        self.era = result.era
+        if result.era == eras.MODERN:
+            self.inner = modern_upstream(self.target, self.settings, result.child)
+        else:
+            self.inner = legacy_upstream(self.target, self.settings, result.transport if self.target.url else None,
+                                         adopt=result)
+        if result.child is None:
+            await self.inner.start()  # fail fast (an adopted child is running and answered already)
+        return self.inner
 
     async def start(self) -> None:
         if self.inner is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 
+from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
 from mcp_eras.bridge.state import StateSealer
@@ -110,11 +111,25 @@ class LegacyUpstream(Upstream):
     async def _ready(self, session: LegacySession, _exclusive: bool = False) -> LegacySession:
         """Ready a granted session for a caller that begins no call on it (its claim ends here)."""
         try:
-            await session.ensure_ready()
+            await self._start(session)
         finally:
             self.pool.unclaim(session.sid)
             self._arm_reaper()
         return session
+
+    async def _start(self, session: LegacySession) -> float:
+        """Initialize ``session`` (unless ready) within the request timeout; the seconds it took. A handshake that
+        cannot finish in time (a server that dies at start, respawned with backoff) is a named error then."""
+        if session.state == "ready":
+            return 0.0
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        try:
+            async with asyncio.timeout(self.settings.request_timeout):
+                await session.ensure_ready()
+        except TimeoutError:
+            raise UpstreamError(rules.no_start_in_time(self.settings.request_timeout, session.faults())) from None
+        return loop.time() - began
 
     async def roots_changed(self, ctx: CallContext) -> None:
         """Tell the ready sessions of the client's identity (each declared ``roots.listChanged``, see
@@ -164,9 +179,10 @@ class LegacyUpstream(Upstream):
             meta = {}
         session, exclusive = await self._session(request, ctx, meta)
         live: LiveCall | None = None
+        budget = self.settings.request_timeout
         try:
             if session.state != "ready":
-                await session.ensure_ready()
+                budget -= await self._start(session)  # one deadline for the call, its session's start included
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
@@ -191,7 +207,7 @@ class LegacyUpstream(Upstream):
                 if exclusive:
                     self._release(session)
             raise
-        return await self._drive(session, live, request, ctx, emit, actions)
+        return await self._drive(session, live, request, ctx, emit, actions, budget)
 
     async def aclose(self) -> None:
         self._closed = True
@@ -286,7 +302,7 @@ class LegacyUpstream(Upstream):
                               first_done: bool) -> Grant:
         """Queue for an input lease (``first_done``: this caller just asked the pool and was told to wait),
         with the request timeout as deadline."""
-        with anyio.move_on_after(self.settings.request_timeout):
+        with telemetry.waiting("mcp_eras.lease_wait"), anyio.move_on_after(self.settings.request_timeout):  # (issue #32)
             while True:
                 if self._closed:
                     raise UpstreamError("bridge is shutting down")
@@ -409,13 +425,14 @@ class LegacyUpstream(Upstream):
     # --- driving one call ------------------------------------------------------------------------------
 
     async def _drive(self, session: LegacySession, live: LiveCall, request: Message, ctx: CallContext, emit: Emit,
-                     actions: list[Step]) -> Message:
+                     actions: list[Step], budget: float | None = None) -> Message:
         """Execute the machine's steps and feed it the call's frames until it finishes or asks the client."""
         machine = live.machine
         assert machine is not None
         wake_at: int | None = None
         handed_off = False
-        deadline = Deadline(self.settings.request_timeout, live.loop)  # no anyio cancel scope, no context manager per call
+        # No anyio cancel scope, no context manager per call; ``budget``: what is left of the call's time.
+        deadline = Deadline(self.settings.request_timeout if budget is None else max(0.0, budget), live.loop)
         try:
             while True:
                 for action in actions:
@@ -445,7 +462,7 @@ class LegacyUpstream(Upstream):
                 actions = machine.on_upstream(msg, now_ms())
         except asyncio.CancelledError:
             if deadline.expired_here():
-                return rules.no_answer_in_time(request["id"])
+                return rules.no_answer_in_time(request["id"], session.faults())
             raise
         finally:
             deadline.close()
@@ -540,7 +557,7 @@ class LegacyUpstream(Upstream):
         rid = request["id"]
         session, _ = await self._session(request, ctx)
         try:
-            await session.ensure_ready()
+            await self._start(session)
             requested = request["params"].get("notifications")
             subscribed = [uri for uri in listen.requested_resource_uris(requested, session.server_caps) if await session.subscribe(uri)]
         finally:

@@ -112,6 +112,9 @@ class SessionOwner(Protocol):
 
 
 class LegacySession:
+    strays = 0
+    """Responses that answered no request in flight (wrong or stale ids), per session (set on the instance)."""
+
     def __init__(self, owner: SessionOwner, transport: LegacyTransport, rec: SessionRec) -> None:
         self.owner = owner
         self.transport = transport
@@ -125,6 +128,9 @@ class LegacySession:
         self.calls: dict[int, LiveCall] = {}
         self.log_level_set = False
         self.inits = 0
+        self._init_failures = 0
+        self._init_error: UpstreamError | None = None
+        """The last failed handshake: the callers that waited on it get it too (one failure, answered to all at once)."""
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._held_timer: asyncio.TimerHandle | None = None
@@ -139,19 +145,32 @@ class LegacySession:
     # --- lifecycle ---------------------------------------------------------------------------------
 
     async def ensure_ready(self) -> None:
+        """Initialize the session unless it is ready. Callers that come while a handshake runs wait for it; when it
+        fails they all get its error at once (each starting a handshake of its own would answer them one by one, a
+        handshake's time apart); a caller that comes after a failure starts a new one."""
         if self.state == "ready":
             return
+        failures = self._init_failures
         async with self._lock:
             if self.state == "ready":
                 return
+            if self._init_failures != failures and self._init_error is not None:
+                raise UpstreamError(str(self._init_error))
             was_ready_before = self.inits > 0
-            await self._initialize()
+            try:
+                await self._initialize()
+            except UpstreamError as exc:
+                self._init_error = exc
+                self._init_failures += 1
+                raise
             if was_ready_before:
                 await self._resync()
 
     async def _initialize(self) -> None:
         # 2025-11-25 basic/lifecycle.mdx §Initialization: initialize, then notifications/initialized.
         settings = self.owner.settings
+        if self.state == "lost":
+            self.state = "new"  # a new handshake: a loss during it is reported to it (``_on_lost``)
         await self.transport.open()
         self.log_level_set = False
         params = rules.initialize_request_params(self.rec.caps, self.rec.client_info, settings.bridge_info())
@@ -281,7 +300,14 @@ class LegacySession:
         call = self.calls.get(rid) if type(rid) is int else None
         if call is not None:
             call.queue.put_nowait(msg)
+        else:
+            self.strays += 1
         return True
+
+    def faults(self) -> str:
+        """What the upstream did wrong on this session so far (for a caller that times out), or ""."""
+        said = [f for f in (self.transport.faults(), f"{self.strays} answers to no request in flight dropped" if self.strays else "") if f]
+        return "; ".join(said)
 
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
         if "method" not in msg:

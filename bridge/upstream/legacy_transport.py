@@ -71,6 +71,10 @@ class LegacyTransport(ABC):
     def describe(self) -> dict[str, Any]:
         return {"transport": self.kind}
 
+    def faults(self) -> str:
+        """What the upstream did wrong on this transport so far (quoted to a caller that times out), or ""."""
+        return ""
+
     async def _deliver(self, msg: Message, related: RequestId | None) -> None:
         assert self.deliver is not None
         await self.deliver(msg, related)
@@ -105,20 +109,24 @@ class StdioTransport(LegacyTransport):
     def __init__(self, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
                  inherit_env: bool = True, name: str = "upstream", max_line_bytes: int = 16 * 1024 * 1024,
                  backoff_initial: float = 0.1, backoff_max: float = 10.0, child: ChildProcess | None = None,
-                 handshake: Handshake | None = None) -> None:
+                 handshake: Handshake | None = None, send_wait: float | None = None) -> None:
         super().__init__()
 
-        def spawn() -> ChildProcess:
-            child = ChildProcess(argv, on_message=self._on_message, on_exit=self._on_exit, env=env, cwd=cwd,
-                                 inherit_env=inherit_env, name=name, max_line_bytes=max_line_bytes,
-                                 backoff_initial=backoff_initial, backoff_max=backoff_max)
+        def adopt(child: ChildProcess) -> ChildProcess:
+            child.on_message, child.on_exit, child.name = self._on_message, self._on_exit, name
             child.on_response = self._on_response
+            if send_wait is not None:
+                child.send_wait = send_wait
             return child
+
+        def spawn() -> ChildProcess:
+            return adopt(ChildProcess(argv, on_message=self._on_message, env=env, cwd=cwd, inherit_env=inherit_env,
+                                      name=name, max_line_bytes=max_line_bytes, backoff_initial=backoff_initial,
+                                      backoff_max=backoff_max))
 
         self._spawn = spawn
         if child is not None:
-            child.on_message, child.on_exit, child.quiet, child.name = self._on_message, self._on_exit, False, name
-            child.on_response = self._on_response
+            adopt(child).quiet = False
         self.child = child or spawn()
         self.handshake = handshake
         self._generation = 0
@@ -136,7 +144,10 @@ class StdioTransport(LegacyTransport):
         return take is not None and take(msg)
 
     async def _on_exit(self, code: int) -> None:
-        await self._lost(f"upstream process exited with status {code}")
+        await self._lost(self.child.exit_description(code))
+
+    def faults(self) -> str:
+        return self.child.faults()
 
     def send(self, msg: Message) -> Awaitable[None]:  # type: ignore[override]
         """The child's own send (one coroutine less per frame), except for the probed child's handshake."""

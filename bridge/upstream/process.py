@@ -21,7 +21,7 @@ import anyio
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import Message
-from mcp_eras.bridge.translate.lines import LineSplitter
+from mcp_eras.bridge.translate.lines import LineSplitter, Oversized, over_limit_error, oversized_response_id
 from mcp_eras.bridge.translate.stdio_child import Backoff, may_resume, over_cap, stdout_frame
 from mcp_eras.bridge.upstream import prespawn
 
@@ -29,6 +29,20 @@ log = logging.getLogger("mcp_bridge.process")
 
 OnMessage = Callable[[Message], Awaitable[None]]
 OnExit = Callable[[int], Awaitable[None]]
+
+STDERR_TAIL_LINES = 20
+"""A child's last stderr lines kept (each cut to ``STDERR_LINE_CHARS``), whether shown or not: a child that dies
+is reported with them."""
+STDERR_LINE_CHARS = 400
+STDERR_SHOWN = 5
+"""How many of them an exit report quotes."""
+STDERR_DRAIN_S = 1.0
+"""After a child exits, how long its stderr is still read (a grandchild may hold it open)."""
+MAX_UNSENT_BYTES = 4 * 1024 * 1024
+"""Bytes written to a child and not yet read by it, past which a send waits (at most ``send_wait``) for the child to
+read; past that wait it fails, named. The stdout reader's own sends (answers to the child's requests) never wait:
+they are dropped past this bound (a child that writes without reading would otherwise wedge its reader)."""
+SEND_WAIT_S = 10.0
 
 class ChildProcess:
     """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
@@ -67,6 +81,15 @@ class ChildProcess:
         self.generation = 0
         self.restarts = 0
         self.last_exit: int | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self.send_wait = SEND_WAIT_S
+        """The longest a send waits for room (``MAX_UNSENT_BYTES``); its holder sets it to its callers' deadline."""
+        self.oversized = 0
+        """stdout lines dropped for being over ``max_line_bytes`` (the stream resynchronises at the next line)."""
+        self.ignored_lines = 0
+        """stdout lines that were not JSON-RPC messages (2025-11-25 basic/transports.mdx §stdio forbids them)."""
+        self.unsent_refused = 0
+        """Frames refused because the child had not read ``MAX_UNSENT_BYTES`` already."""
         self._proc: asyncio.subprocess.Process | None = None
         self._ready = asyncio.Event()
         self._closed = False
@@ -114,15 +137,33 @@ class ChildProcess:
         data = jsonrpc.dumps(msg) + b"\n"
         stdin = proc.stdin
         try:
-            if stdin.transport.is_closing():
+            transport = stdin.transport
+            if transport.is_closing():
                 raise BrokenPipeError("stdin is closed")
-            # One write call queues the whole frame, so frames never interleave; wait (drain: the child's
-            # flow control, and where a dead child's pipe error surfaces) only when it could not all go out now.
+            # One write call queues the whole frame, so frames never interleave. It never waits for the child to
+            # read (a child that writes without reading would wedge every sender, its own reader's answers too):
+            # what it has not read is bounded instead, and a send past that bound fails at once, named.
+            if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+                await self._room(stdin)
             stdin.write(data)
-            if stdin.transport.get_write_buffer_size():
-                await stdin.drain()
         except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
             raise UpstreamError(f"upstream {self.name} died: {exc}") from None
+
+    async def _room(self, stdin: asyncio.StreamWriter) -> None:
+        """Wait, at most ``send_wait``, until the child has read enough of its input; never in the stdout reader (the
+        supervisor task). Raises ``UpstreamError`` naming the fault when there is no room."""
+        if asyncio.current_task() is not self._supervisor:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.send_wait):
+                    while stdin.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+                        await stdin.drain()  # (other senders woken with this one may fill it again)
+        unsent = stdin.transport.get_write_buffer_size()
+        if unsent <= MAX_UNSENT_BYTES:
+            return
+        self.unsent_refused += 1
+        if self.unsent_refused == 1:
+            log.warning("upstream %s: not reading its input (%d bytes unsent); refusing frames", self.name, unsent)
+        raise UpstreamError(f"upstream {self.name} is not reading its input ({unsent} bytes unsent, limit {MAX_UNSENT_BYTES})")
 
     def kill(self) -> None:
         """Kill the current child (the supervisor respawns it). For tests and `reload`."""
@@ -176,12 +217,16 @@ class ChildProcess:
             await self._read_stdout(self._proc, frames)
             self._ready.clear()
             code = await self._proc.wait()
+            # Its last words are on stderr: read them to the end (bounded) before the exit is reported.
+            with contextlib.suppress(TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(stderr_task), STDERR_DRAIN_S)
             stderr_task.cancel()
             self.last_exit = code
             if self._closed:
                 break
             self.restarts += 1
-            log.warning("upstream %s: exited with %s; respawning", self.name, code)
+            log.warning("upstream %s: exited with %s; respawning%s", self.name, code,
+                        f" (stderr: {self.stderr_summary()})" if self.quiet and self.stderr_tail else "")
             if self.on_exit is not None:
                 try:
                     await self.on_exit(code)
@@ -227,13 +272,28 @@ class ChildProcess:
             raise
         return asyncio.subprocess.Process(transport, protocol, loop), frames
 
-    async def _read_stdout(self, proc: Any, frames: _StdoutFrames) -> None:
+    async def _read_stdout(self, _proc: Any, frames: _StdoutFrames) -> None:
         """Hand the child's frames on in stdout order until its stdout ends (all of them handled by then)."""
-        if await frames.consume():
-            # Line longer than the limit: the stream is unusable; kill the child.
-            log.error("upstream %s: frame over %d bytes; restarting it", self.name, self.max_line_bytes)
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+        await frames.consume()
+
+    def stderr_summary(self, lines: int = STDERR_SHOWN) -> str:
+        """The child's last stderr lines, joined (empty when it wrote none)."""
+        return " | ".join(list(self.stderr_tail)[-lines:])
+
+    def faults(self) -> str:
+        """What this child did wrong so far (its output over the frame limit, lines that are not JSON-RPC, input it
+        did not read), empty when nothing: a caller that times out is told."""
+        said = [f"{n} {what}" for n, what in ((self.oversized, f"stdout lines over the frame limit (max_line_bytes = "
+                                                               f"{self.max_line_bytes}) dropped"),
+                                             (self.ignored_lines, "stdout lines that are not JSON-RPC ignored"),
+                                             (self.unsent_refused, "frames refused: it is not reading its input")) if n]
+        return "; ".join(said)
+
+    def exit_description(self, code: int | None = None) -> str:
+        """How the child ended, for its callers: its exit status and its last stderr lines."""
+        code = self.last_exit if code is None else code
+        said = self.stderr_summary()
+        return f"upstream process exited with status {code}" + (f"; its last stderr lines: {said}" if said else "")
 
     async def _pump_stderr(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stderr is not None
@@ -245,9 +305,12 @@ class ChildProcess:
             if not line:
                 return
             self.output_seen.set()
+            text = line.decode(errors="replace").rstrip()
+            if text:
+                self.stderr_tail.append(text[:STDERR_LINE_CHARS])
             if self.quiet:
                 continue
-            sys.stderr.write(f"[{self.name}] {line.decode(errors='replace').rstrip()}\n")
+            sys.stderr.write(f"[{self.name}] {text}\n")
 
 
 class _StdoutFrames:
@@ -278,22 +341,32 @@ class _StdoutFrames:
     # --- the pipe's callbacks -------------------------------------------------------------------
 
     def data(self, data: bytes) -> None:
-        if self.lines.overflow:
-            return  # read on and drop: the child is being killed, and its exit needs its stdout at an end
         for line in self.lines.feed(data):
-            self._line(line)
-        if self.lines.overflow:
-            self.ended = True
-            self._resume()
-            self._notify()
+            if type(line) is bytes:
+                self._line(line)
+            else:
+                self._oversized(line)  # type: ignore[arg-type]
 
     def eof(self) -> None:
         if not self.ended:
             last = self.lines.finish()
-            if last:
+            if isinstance(last, Oversized):
+                self._oversized(last)
+            elif last:
                 self._line(last)
             self.ended = True
         self._notify()
+
+    def _oversized(self, line: Oversized) -> None:
+        """A line over the frame limit was dropped: the response it carried (when its ends name its id) is replaced
+        by an error naming the limit, for its caller only; the frames after it are served as usual."""
+        child = self.child
+        child.oversized += 1
+        rid = oversized_response_id(line)
+        log.error("upstream %s: dropped a stdout line of %d bytes, over the frame limit of %d (max_line_bytes)%s",
+                  child.name, line.size, child.max_line_bytes, "" if rid is None else f"; it answered request {rid!r}")
+        if rid is not None:
+            self._frame(over_limit_error(rid, line, child.max_line_bytes), 0)
 
     def closing(self) -> None:
         """The child is being closed: never pause again (frames over the cap are dropped from now on)."""
@@ -306,11 +379,15 @@ class _StdoutFrames:
         try:
             msg = stdout_frame(line)
         except jsonrpc.FrameError as exc:
+            child.ignored_lines += 1
             log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", child.name, exc.message, line.strip())
             return
         if msg is None:
             return
-        line = line.strip()
+        self._frame(msg, len(line.strip()))
+
+    def _frame(self, msg: Message, size: int) -> None:
+        child = self.child
         offered = False
         if not self.queue and not self.busy and "method" not in msg and child.on_response is not None:
             offered = True
@@ -320,22 +397,22 @@ class _StdoutFrames:
             except Exception:  # noqa: BLE001
                 log.exception("upstream %s: message handler failed", child.name)
                 return
-        over = over_cap(len(self.queue), self.queued_bytes, len(line), child.max_line_bytes)
+        over = over_cap(len(self.queue), self.queued_bytes, size, child.max_line_bytes)
         if over and self.close_started:
             if not self.dropped:
                 log.warning("upstream %s: closing; dropping its frames past %d queued", child.name, len(self.queue))
             self.dropped += 1
             return
-        self.queue.append((msg, len(line), offered))
-        self.queued_bytes += len(line)
+        self.queue.append((msg, size, offered))
+        self.queued_bytes += size
         if over:
             self._pause()
         self._notify()
 
     # --- the consumer -----------------------------------------------------------------------------
 
-    async def consume(self) -> bool:
-        """Handle queued frames in order until stdout ended and all are handled; True when it ended in an overflow."""
+    async def consume(self) -> None:
+        """Handle queued frames in order until stdout ended and all are handled."""
         child = self.child
         queue = self.queue
         while True:
@@ -354,7 +431,7 @@ class _StdoutFrames:
                 finally:
                     self.busy = False
             if self.ended:
-                return self.lines.overflow
+                return
             # Ends at the next queued frame, or when stdout ends (EOF, overflow); aclose cancels this task.
             self._wake = asyncio.get_running_loop().create_future()
             try:

@@ -123,5 +123,12 @@ def lost_state() -> FrameError:
     return FrameError(INVALID_PARAMS, "Invalid requestState: the upstream session was lost", {"reason": "lost"})
 
 
-def no_answer_in_time(rid: RequestId | None) -> Message:
-    return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream did not answer in time")
+def no_answer_in_time(rid: RequestId | None, faults: str = "") -> Message:
+    """The call's deadline passed unanswered; ``faults``: what its upstream did wrong meanwhile, when anything
+    (e.g. answers over the frame limit dropped), so the caller learns why."""
+    return jsonrpc.error_response(rid, INTERNAL_ERROR, "Upstream did not answer in time" + (f" (upstream: {faults})" if faults else ""))
+
+
+def no_start_in_time(timeout: float, faults: str = "") -> str:
+    """The session's handshake (``initialize``) did not finish within the caller's request timeout."""
+    return f"upstream did not start (initialize) within the request timeout ({timeout:g} s)" + (f"; {faults}" if faults else "")
