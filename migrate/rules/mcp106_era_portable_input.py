@@ -229,7 +229,8 @@ class Rule(CallDetector):
                 reviews.append("the request no longer runs inside its `with` block")
             else:
                 return "nested"
-        if any(not self._pure_statement(stmt) for stmt in before):
+        asked = {id(site.placement.line) for site in frame.sites}  # earlier questions: their resolvers run first too
+        if any(id(stmt) not in asked and not self._pure_statement(stmt) for stmt in before):
             reviews.insert(0, "the question comes before statements that used to run first")
         return Placement(awaited, small, line, guards, [], reviews)
 
@@ -247,23 +248,22 @@ class Rule(CallDetector):
         limit = next(k for k, stmt in enumerate(top) if any(n is stmt for n in self._nodes))
         chosen: dict[int, cst.SimpleStatementLine] = {}
         missing: list[str] = []
-        todo = list(names)
+        todo = [(name, name) for name in names]  # (a name to compute, the name the question reads)
         while todo:
-            name = todo.pop(0)
-            if name not in frame.bound:  # an argument of the tool, a module-level name or a builtin
-                continue
+            name, root = todo.pop(0)
             found = next(((k, stmt) for k, stmt in enumerate(top[:limit]) if _assigns(stmt, name)), None)
-            if name in frame.params or frame.bound.count(name) != 1 or found is None:
-                missing.append(name)
+            if name not in frame.contexts and name not in frame.bound:
+                continue  # an argument of the tool, a module-level name or a builtin
+            if (name in frame.contexts  # a per-request value: the question must read the same on every round
+                    or name in frame.params or frame.bound.count(name) != 1 or found is None
+                    or not pure(found[1].body[0].value, self.module_names)):  # type: ignore[attr-defined]
+                if root not in missing:
+                    missing.append(root)
                 continue
             k, stmt = found
-            value = stmt.body[0].value  # type: ignore[attr-defined]
-            if not pure(value, self.module_names):
-                missing.append(name)
-                continue
             if k not in chosen:
                 chosen[k] = stmt
-                todo.extend(read_names(value))
+                todo.extend((n, root) for n in read_names(stmt.body[0].value))  # type: ignore[attr-defined]
         placement.copies = [chosen[k] for k in sorted(chosen)]
         return missing
 
@@ -290,7 +290,7 @@ class Rule(CallDetector):
             if not pure(guard.test, self.module_names):
                 return WHY["test"].format(how=how)
             read.extend(n for n in read_names(guard.test) if n not in read)
-        local = [n for n in read if n in frame.contexts] + self._copies(frame, read, placement)
+        local = self._copies(frame, read, placement)
         if local:
             names = ", ".join(f"`{n}`" for n in local)
             return WHY["args"].format(names=names, them="it" if len(local) == 1 else "them", how=how)

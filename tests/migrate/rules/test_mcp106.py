@@ -300,3 +300,30 @@ def test_with_the_default_rules_the_advisory_of_a_rewritten_site_goes(tmp_path: 
     (tmp_path / "server.py").write_text(source)
     assert migrate_tree(tmp_path, "--modernize", "--ignore", "MCP106") == 0
     assert "Resolve" not in (tmp_path / "server.py").read_text()
+
+
+def test_two_questions_in_a_row_keep_their_order_without_a_review(tmp_path: Path) -> None:
+    """Resolvers run in parameter order: a second question after the first needs no review marker; a local
+    read from the Context (a per-request value) is not computed again in a resolver."""
+    new, findings = migrate_source(HEAD + '''
+
+        @mcp.tool()
+        async def two(ctx: Context) -> str:
+            name = await ctx.elicit("Name?", Name)
+            color = await ctx.elicit("Color?", Color)
+            rid = ctx.request_id
+            again = await ctx.elicit(f"Sure, {rid}?", Ok)
+            return f"{name.action} {color.action} {again.action}"
+        ''', "MCP106")
+    assert [(f.status, f.message.split(",")[0]) for f in findings] == [
+        ("fixed", "-> the `name` parameter"), ("fixed", "-> the `color` parameter"),
+        ("manual", "`ctx.elicit()` fails on 2026-07-28 connections and is not rewritten")]
+    assert "its arguments use `rid`" in findings[2].message
+    assert "name: Annotated[ElicitationResult[Name], Resolve(_two_name)], color: Annotated" in new
+
+
+def test_modernize_from_the_project_config(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.mcp-migrate]\nmodernize = true\n")
+    (tmp_path / "server.py").write_text(dedent(CASES[0].before))
+    assert migrate_tree(tmp_path) == 0
+    assert "Resolve(_ask_answer)" in (tmp_path / "server.py").read_text()
