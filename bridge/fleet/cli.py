@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import signal
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,10 +25,28 @@ def _fail(message: str, code: int = 2) -> clikit.CliError:
     return clikit.CliError(message, code)
 
 
-@app.command(cls=cli_help.Command)
+class _CommandAfterDashes(cli_help.Command):
+    """Keeps what follows ``--`` together: ``probe -- CMD ARGS`` (the syntax of ``serve``) is ONE command line,
+    not one target per word (``python`` alone would wait on its stdin)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--" in args:
+            ctx.meta["after_dashes"] = args[args.index("--") + 1:]
+        return super().parse_args(ctx, args)
+
+
+def _probe_specs(targets: list[str], after_dashes: list[str] | None) -> list[str | list[str]]:
+    """The targets: each word before ``--`` (a URL or a quoted command line) and the command line after it."""
+    if not after_dashes:
+        return list(targets)
+    return [*targets[:max(0, len(targets) - len(after_dashes))], list(after_dashes)]
+
+
+@app.command(cls=_CommandAfterDashes)
 def probe(
-    targets: Annotated[list[str] | None, typer.Argument(metavar="TARGET",
-                                                        help="URLs or quoted command lines (e.g. 'python server.py stdio').")] = None,
+    ctx: typer.Context,
+    targets: Annotated[list[str] | None, typer.Argument(
+        metavar="TARGET", help="URLs or quoted command lines (e.g. 'python server.py stdio'), or one command after `--`.")] = None,
     config: Annotated[str | None, typer.Option(metavar="FILE", help="Probe every server of a fleet config instead.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the JSON report (probe.schema.json) on stdout.")] = False,
     era: Annotated[str, typer.Option(metavar="ERA", help="For TARGETs: auto, 2025-11-25 or 2026-07-28.")] = "auto",
@@ -68,9 +87,11 @@ def probe(
             raise _fail(str(exc)) from None
     else:
         settings = Settings(upstream_era=era, probe_timeout=timeout, connect_timeout=timeout, request_timeout=timeout * 3)  # type: ignore[arg-type]
-        for i, spec in enumerate(targets or [], 1):
-            target = parse_target(spec, name=spec if spec.startswith("http") else f"target-{i}")
-            jobs.append(ProbeJob(spec if len(targets or []) == 1 or spec.startswith("http") else f"{i}: {spec}", target, settings))
+        specs = _probe_specs(list(targets or []), ctx.meta.get("after_dashes"))
+        for i, spec in enumerate(specs, 1):
+            label = spec if isinstance(spec, str) else shlex.join(spec)
+            target = parse_target(spec, name=label if label.startswith("http") else f"target-{i}")
+            jobs.append(ProbeJob(label if len(specs) == 1 or label.startswith("http") else f"{i}: {label}", target, settings))
     report = asyncio.run(probe_all(jobs, None if quiet else stderr_progress(), concurrency))
     typer.echo(json.dumps(report, indent=2) if json_out else render_table(report))
     raise typer.Exit(exit_code(report, fail_on_untranslatable, expect_era))

@@ -502,11 +502,21 @@ def _explain(exc: ValidationError, text: str, source: str, fmt: str) -> str:
         where = ".".join(loc) or "(top level)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key" + _did_you_mean(loc)
         elif err["type"] == "missing":
             msg = "required key is missing"
         lines.append(f"{source}:{line or '?'}: {where}: {msg}")
     return "\n".join(lines)
+
+
+def _did_you_mean(loc: list[str]) -> str:
+    """For an unknown key of a server entry: the bridge key it most likely misspells (TOML and JSON alike)."""
+    from mcp_eras.bridge.translate.desktop import suggest
+
+    if len(loc) != 3 or loc[0] not in ("servers", "mcpServers"):
+        return ""
+    near = suggest(loc[2], set(ServerConfig.model_fields))
+    return f" (did you mean {near!r}?)" if near else ""
 
 
 def _find_toml_line(text: str, loc: list[str]) -> int | None:

@@ -9,6 +9,7 @@ pure function here; ``HostGuard`` (ASGI, with an allow-list a reload may change)
 from __future__ import annotations
 
 import hmac
+from http import HTTPStatus
 from typing import Any
 
 from starlette.requests import Request
@@ -37,15 +38,15 @@ def admin_verdict(client: str | None, origin: str | None, method: str, content_t
                   expected: str | None, allowed_origins: list[str] | tuple[str, ...] = ()) -> tuple[int, str] | None:
     """Pure: (HTTP status, reason) when an admin request must be refused, else None."""
     if client not in LOOPBACK_CLIENTS:
-        return 403, "Forbidden: admin endpoints accept loopback clients only"
+        return HTTPStatus.FORBIDDEN, "Forbidden: admin endpoints accept loopback clients only"
     if not origin_allowed(origin, allowed_origins):
-        return 403, "Forbidden: cross-site request (Origin not allowed)"
+        return HTTPStatus.FORBIDDEN, "Forbidden: cross-site request (Origin not allowed)"
     if method == "POST" and content_type.split(";")[0].strip().lower() in FORM_TYPES:
-        return 403, "Forbidden: form posts are not accepted (send JSON with a bearer token)"
+        return HTTPStatus.FORBIDDEN, "Forbidden: form posts are not accepted (send JSON with a bearer token)"
     if expected is None:
-        return 403, "Forbidden: admin endpoints are disabled (no admin token)"
+        return HTTPStatus.FORBIDDEN, "Forbidden: admin endpoints are disabled (no admin token)"
     if not token_matches(token, expected):
-        return 401, "Unauthorized: a valid admin token is required (Authorization: Bearer TOKEN)"
+        return HTTPStatus.UNAUTHORIZED, "Unauthorized: a valid admin token is required (Authorization: Bearer TOKEN)"
     return None
 
 
@@ -60,7 +61,7 @@ def admin_denied(request: Request, expected: str | None, allowed_origins: list[s
     if verdict is None:
         return None
     status, reason = verdict
-    headers = {"WWW-Authenticate": 'Bearer realm="mcp-bridge-admin"'} if status == 401 else None
+    headers = {"WWW-Authenticate": 'Bearer realm="mcp-bridge-admin"'} if status == HTTPStatus.UNAUTHORIZED else None
     return JSONResponse({"ok": False, "error": reason}, status_code=status, headers=headers)
 
 
@@ -80,6 +81,6 @@ class HostGuard:
                     host = value.decode("latin-1")
                     break
             if not host_allowed(host, self.allowed()):
-                await refusal(421, "Misdirected Request: Host not allowed")(scope, receive, send)
+                await refusal(HTTPStatus.MISDIRECTED_REQUEST, "Misdirected Request: Host not allowed")(scope, receive, send)
                 return
         await self.app(scope, receive, send)

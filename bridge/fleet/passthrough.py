@@ -16,6 +16,7 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
+from http import HTTPStatus
 from typing import Any
 
 import httpx
@@ -50,7 +51,7 @@ def classify_post(body: bytes) -> tuple[Any, str]:
 
 def outcome_of_body(status: int, content_type: str, body: bytes | None) -> str:
     """Pure: metrics outcome of a forwarded answer (SSE bodies are not parsed: ``streamed``)."""
-    if status >= 400:
+    if status >= HTTPStatus.BAD_REQUEST:
         return f"http_{status}"
     if body is None:
         return "streamed" if content_type.startswith("text/event-stream") else "ok"
@@ -94,7 +95,7 @@ class Passthrough:
     async def forward(self, request: Request, body: bytes | None, url: str, upstream: ManagedUpstream, settings: Settings,
                       static_headers: dict[str, str]) -> Response:
         if not origin_allowed(request.headers.get("origin"), settings):
-            return rpc_error(403, INVALID_REQUEST, "Forbidden: Origin not allowed")
+            return rpc_error(HTTPStatus.FORBIDDEN, INVALID_REQUEST, "Forbidden: Origin not allowed")
         headers = dict(static_headers)
         headers.update({k: request.headers[k] for k in REQUEST_HEADERS if k in request.headers})
         method = request.method
@@ -115,7 +116,7 @@ class Passthrough:
                 upstream.leave(slot)
                 upstream.record(label, eras.LEGACY, eras.LEGACY, "unavailable", time.monotonic() - started, trace)
             upstream.last_error = f"{exc.__class__.__name__}: {exc}"
-            return rpc_error(502, INTERNAL_ERROR, f"Upstream {upstream.name} unreachable: {exc.__class__.__name__}")
+            return rpc_error(HTTPStatus.BAD_GATEWAY, INTERNAL_ERROR, f"Upstream {upstream.name} unreachable: {exc.__class__.__name__}")
         out_headers = {k: resp.headers[k] for k in RESPONSE_HEADERS if k in resp.headers}
         ctype = resp.headers.get("content-type", "")
         if not ctype.startswith("text/event-stream"):

@@ -15,8 +15,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+import httpx
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream, served_by
@@ -246,6 +250,12 @@ async def probe_one(job: ProbeJob) -> dict[str, Any]:
         entry["ok"] = True
     except Exception as exc:  # noqa: BLE001 - a failing server is a row in the report, not a crash
         entry["error"] = f"{exc.__class__.__name__}: {exc}" if str(exc) else exc.__class__.__name__
+        if job.target.url:
+            # What the URL itself answered says more than what a client of either era made of it (a 404 reads as an
+            # expired 2025 session, an unfollowed redirect as a stream closed without an answer).
+            answered = await _http_answer(job.target.url, job.target.headers, job.settings.probe_timeout)
+            if answered is not None:
+                entry["error"] = answered
     finally:
         if up is not None:
             with contextlib.suppress(Exception):
@@ -254,6 +264,40 @@ async def probe_one(job: ProbeJob) -> dict[str, Any]:
             await result.child.aclose()
         entry["elapsed_ms"] = int((time.monotonic() - started) * 1000)
     return entry
+
+
+async def _http_answer(url: str, headers: dict[str, str], timeout: float) -> str | None:
+    """The URL's own answer to a plain JSON-RPC POST when it is not a success, with a hint; None otherwise."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}
+    try:
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+            resp = await client.post(url, json=body, headers={**headers, "Accept": "application/json, text/event-stream"})
+    except httpx.HTTPError:
+        return None
+    return http_refusal(url, resp.status_code, resp.headers.get("location"))
+
+
+def http_refusal(url: str, status: int, location: str | None) -> str | None:
+    """The report line of a URL that refused a JSON-RPC POST (an auth challenge is a server's ordinary answer)."""
+    if status < HTTPStatus.MULTIPLE_CHOICES or status == HTTPStatus.UNAUTHORIZED:
+        return None
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    line = f"{url} answered HTTP {status} {phrase}".rstrip()
+    path = urlsplit(url).path
+    if location:
+        hint = f"it redirects to {location}: probe that URL (clients do not follow a redirect of a POST)"
+    elif status in (HTTPStatus.NOT_FOUND, HTTPStatus.METHOD_NOT_ALLOWED) and path in ("", "/"):
+        hint = f"no MCP endpoint at the root: the endpoint usually has a path, e.g. {url.rstrip('/')}/mcp"
+    elif status in (HTTPStatus.NOT_FOUND, HTTPStatus.METHOD_NOT_ALLOWED) and path.endswith("/"):
+        hint = f"the path must match the server's exactly: try it without the trailing slash, {url.rstrip('/')}"
+    elif status in (HTTPStatus.NOT_FOUND, HTTPStatus.METHOD_NOT_ALLOWED):
+        hint = "no MCP endpoint at this path: check the server's documented URL (often ending in /mcp)"
+    else:
+        hint = "the server refused the request before speaking MCP"
+    return f"{line} ({hint})"
 
 
 async def probe_all(jobs: Sequence[ProbeJob], progress: Callable[[int, int, dict[str, Any]], None] | None = None,

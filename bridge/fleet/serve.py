@@ -34,6 +34,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,7 @@ from mcp_eras.bridge.layers.policy import GatewayUpstream
 from mcp_eras.bridge.layers.ratelimit import RateLimitedUpstream
 from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate import outcomes as oc
 from mcp_eras.bridge.translate.gateway import policy, resource
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
@@ -329,7 +331,7 @@ class Router:
     async def endpoint(self, request: Request) -> Response:
         entry = self.entries.get(request.path_params["name"])
         if entry is None:
-            return rpc_error(404, INVALID_REQUEST, f"Not Found: no server named {request.path_params['name']!r}")
+            return rpc_error(HTTPStatus.NOT_FOUND, INVALID_REQUEST, f"Not Found: no server named {request.path_params['name']!r}")
         token = stage.bind_session(request.headers.get("mcp-session-id"))
         try:
             if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
@@ -385,18 +387,22 @@ class Router:
         entry = self.entries.get(request.path_params["name"])
         kind = request.path_params["kind"]
         if entry is None or entry.cluster is None:
-            return Response(status_code=404)
+            return Response(status_code=HTTPStatus.NOT_FOUND)
         if kind == "forward" and request.method == "POST":
             return await entry.cluster.serve_forward(request)
         if kind == "session" and entry.relay is not None:
             return await entry.relay.serve_relay(request)
-        return Response(status_code=404)
+        return Response(status_code=HTTPStatus.NOT_FOUND)
 
     async def server_health(self, request: Request) -> Response:
         entry = self.entries.get(request.path_params["name"])
         if entry is None:
-            return JSONResponse({"error": "no such server"}, status_code=404)
-        return JSONResponse({**entry.upstream.status(), "pids": entry.upstream.pids()})
+            return JSONResponse({"error": "no such server"}, status_code=HTTPStatus.NOT_FOUND)
+        status = {**entry.upstream.status(), "pids": entry.upstream.pids()}
+        if entry.cluster is not None:
+            status["cluster"] = entry.cluster.cluster_status()
+        body, code = oc.server_health(status)
+        return JSONResponse(body, status_code=code)
 
     async def healthz(self, request: Request) -> Response:
         body = self.health()
@@ -410,7 +416,7 @@ class Router:
         if denied is not None:
             return denied
         result = await self.reload()
-        return JSONResponse(result, status_code=200 if result["ok"] else 422)
+        return JSONResponse(result, status_code=HTTPStatus.OK if result["ok"] else HTTPStatus.UNPROCESSABLE_ENTITY)
 
 
 def _audit(cfg: fc.FleetConfig, server: fc.ServerConfig) -> AuditLog | None:

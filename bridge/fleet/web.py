@@ -11,6 +11,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Mapping
+from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -94,7 +95,7 @@ def _token_in_query(router: Router, request: Request) -> Response | None:
     if given is None or not guard.token_matches(given, router.admin_token):
         return None
     query = "&".join(f"{k}={v}" for k, v in request.query_params.multi_items() if k != "token")
-    resp = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=303)
+    resp = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=HTTPStatus.SEE_OTHER)
     resp.set_cookie(guard.TOKEN_COOKIE, given, httponly=True, samesite="strict", path="/")
     return resp
 
@@ -134,15 +135,15 @@ async def canary_endpoint(router: Router, request: Request) -> Response:
     try:
         body = json.loads(await request.body() or b"{}")
     except ValueError:
-        return JSONResponse({"ok": False, "error": "the body must be JSON"}, status_code=400)
+        return JSONResponse({"ok": False, "error": "the body must be JSON"}, status_code=HTTPStatus.BAD_REQUEST)
     name = body.get("server") if isinstance(body, dict) else None
     weight = body.get("weight") if isinstance(body, dict) else None
     if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not math.isfinite(weight) or not 0 <= weight <= 1:
-        return JSONResponse({"ok": False, "error": "'weight' must be a number between 0 and 1"}, status_code=400)
+        return JSONResponse({"ok": False, "error": "'weight' must be a number between 0 and 1"}, status_code=HTTPStatus.BAD_REQUEST)
     entry = router.entries.get(name) if isinstance(name, str) else None
     stage = entry.staged.stage if entry is not None else None
     if entry is None or stage is None or stage.cfg.canary_to is None:
-        return JSONResponse({"ok": False, "error": f"no server {name!r} with a canary"}, status_code=404)
+        return JSONResponse({"ok": False, "error": f"no server {name!r} with a canary"}, status_code=HTTPStatus.NOT_FOUND)
     before = stage.weight
     stage.set_weight(float(weight))
     router.log_event("canary weight of %s: %s -> %s", name, before, stage.weight,

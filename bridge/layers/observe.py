@@ -208,8 +208,10 @@ def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[Obs
 
 
 async def fleet_readyz(router: Any, request: Request) -> Response:
-    """Fleet /readyz: 200 once the config is loaded and every server has made its first start attempt."""
+    """Fleet /readyz: 200 once the config is loaded, every server has made its first start attempt and every
+    scale-out server's shared store answers."""
     pending = [] if router.config is None else [
         name for name, entry in router.entries.items() if entry.started is not None and not entry.started.done()]
-    text, code = oc.fleet_readiness(router.config is not None, pending)
+    no_store = oc.store_down({name: e.cluster.store_ok for name, e in router.entries.items() if e.cluster is not None})
+    text, code = oc.fleet_readiness(router.config is not None, pending, no_store)
     return PlainTextResponse(text, status_code=code)

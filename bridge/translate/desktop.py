@@ -6,7 +6,9 @@ VS Code (``.vscode/mcp.json``) under ``servers``. Each host adds keys of its own
 ``autoApprove``, ``alwaysAllow``, ``timeout``, ``inputs``, ...): the bridge ignores those with one
 warning per key, honours ``command``/``args``/``env``/``cwd``/``url``/``headers``/``type``/``transport``/
 ``disabled``, and reads the hosts' spellings of the same things (Windsurf's ``serverUrl``, Cline's
-``transportType``). An unknown key that looks like a typo of a bridge key (``argz``) stays an error.
+``transportType``). Any other key of a server entry is an error naming the key and the bridge key it is most
+likely a typo of (``argz``, ``enviroment``, ``evn``): a misspelt ``env`` must not start a server without its
+environment.
 """
 
 from __future__ import annotations
@@ -21,8 +23,21 @@ TYPE_SPELLINGS = {"streamableHttp": "streamable-http", "streamable_http": "strea
 KNOWN_HOSTS = {
     "globalShortcut": "Claude Desktop", "preferences": "Claude Desktop", "inputs": "VS Code", "envFile": "VS Code/Cursor",
     "dev": "VS Code", "gallery": "VS Code", "autoApprove": "Cline/Windsurf", "alwaysAllow": "Cline/Roo",
-    "timeout": "Cline", "disabledTools": "Windsurf", "networkTimeout": "Cline",
+    "timeout": "Cline", "disabledTools": "Windsurf", "networkTimeout": "Cline", "watchPaths": "Roo",
+    "trust": "Gemini CLI", "includeTools": "Gemini CLI", "excludeTools": "Gemini CLI",
 }
+SYNONYMS = {"environment": "env", "arguments": "args", "argv": "args", "cmd": "command", "directory": "cwd",
+            "workdir": "cwd", "working_directory": "cwd", "endpoint": "url", "header": "headers", "enabled": "disabled"}
+"""Longer words people write for a bridge key: a typo of one of them suggests the key."""
+
+
+def suggest(key: str, known: Collection[str]) -> str | None:
+    """The bridge key ``key`` is most likely a typo of (``evn`` -> ``env``, ``enviroment`` -> ``env``), or None."""
+    words = difflib.get_close_matches(key.lower(), SYNONYMS, n=1, cutoff=0.8)
+    if words and SYNONYMS[words[0]] in known:
+        return SYNONYMS[words[0]]
+    near = difflib.get_close_matches(key, known, n=1, cutoff=0.65) or difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.65)
+    return near[0] if near else None
 
 
 def _label(key: str) -> str:
@@ -62,10 +77,10 @@ def normalize(data: Any, server_keys: Collection[str], locate: Callable[[list[st
             key = ALIASES.get(key, key)
             if key in server_keys:
                 out[key] = TYPE_SPELLINGS.get(value, value) if key == "type" and isinstance(value, str) else value
-            elif any(abs(len(key) - len(near)) <= 2 for near in difflib.get_close_matches(key, server_keys, cutoff=0.75)):
-                out[key] = value  # a typo of a bridge key (argz, comand): the model reports it with its line
-            else:
+            elif key in KNOWN_HOSTS:
                 ignored.setdefault(key, []).append(name)
+            else:
+                out[key] = value  # a typo (argz, enviroment) or a key of no known host: the model reports it with its line
         servers[name] = out
     for key, names in sorted(ignored.items()):
         where = locate([table, names[0], key])

@@ -132,17 +132,49 @@ def upstream_families(up: bool, era: str | None) -> list[Family]:
 
 def fleet_health_status(body: dict[str, Any], strict: bool) -> int:
     """Fleet /healthz: 200 with every server's state (the bridge is up); with ``?strict=1``, 503 while any
-    server is not ``ok``. Adds ``down``: the names of those servers."""
-    body["down"] = sorted(name for name, server in (body.get("servers") or {}).items() if server.get("state") != "ok")
-    return UNAVAILABLE_STATUS if strict and body["down"] else OK_STATUS
+    server is not ``ok`` or cannot reach its shared store. Adds ``down`` (the servers that are not ``ok``) and
+    ``store_down`` (those whose scale-out store does not answer), and sets ``status`` to what the answer says:
+    ``ok`` or ``degraded`` -- never ``ok`` beside a 503."""
+    servers = body.get("servers") or {}
+    body["down"] = sorted(name for name, server in servers.items() if server.get("state") != "ok")
+    body["store_down"] = store_down({name: (server.get("cluster") or {}).get("store_ok") for name, server in servers.items()})
+    body["status"] = "degraded" if body["down"] or body["store_down"] else "ok"
+    return UNAVAILABLE_STATUS if strict and body["status"] != "ok" else OK_STATUS
 
 
-def fleet_readiness(config_loaded: bool, starting: list[str]) -> tuple[str, int]:
-    """Fleet /readyz: ready once the config is loaded and every server has made its first start attempt."""
+def store_down(store_ok: dict[str, bool | None]) -> list[str]:
+    """The servers whose shared store (scale-out) did not answer its last heartbeat; None: no store."""
+    return sorted(name for name, ok in store_ok.items() if ok is False)
+
+
+DOWN_STATES = ("down", "not started")
+
+
+def server_health(status: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """/servers/NAME/healthz: the server's status and 503 with a ``reason`` while it has no upstream (``down``,
+    ``not started``) or its shared store does not answer; 200 while it serves (``ok``, or ``degraded``: up, but
+    its last call failed)."""
+    body = dict(status)
+    reasons = []
+    if status.get("state") in DOWN_STATES:
+        reasons.append(f"{status.get('state')}: {status.get('last_error') or 'no upstream yet'}")
+    if (status.get("cluster") or {}).get("store_ok") is False:
+        reasons.append(f"shared store {status['cluster'].get('store')} unreachable")
+    if not reasons:
+        return body, OK_STATUS
+    body["reason"] = "; ".join(reasons)
+    return body, UNAVAILABLE_STATUS
+
+
+def fleet_readiness(config_loaded: bool, starting: list[str], no_store: list[str] | None = None) -> tuple[str, int]:
+    """Fleet /readyz: ready once the config is loaded, every server has made its first start attempt and every
+    scale-out server reaches its shared store (``no_store``: those that do not)."""
     if not config_loaded:
         return "not ready: config not loaded\n", UNAVAILABLE_STATUS
     if starting:
         return f"not ready: starting {', '.join(sorted(starting))}\n", UNAVAILABLE_STATUS
+    if no_store:
+        return f"not ready: shared store unreachable for {', '.join(sorted(no_store))}\n", UNAVAILABLE_STATUS
     return "ready\n", OK_STATUS
 
 
