@@ -7,6 +7,8 @@ from typing import Any
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("book", {"date": "friday"}),
     ("book", {"date": "never"}),
+    ("reserve", {"date": "12-25", "party": 4}),
+    ("reserve", {"date": "12-20", "party": 2}),
     ("summarize", {"text": "a long story about eras"}),
     ("workspace", {}),
 ]

@@ -23,10 +23,21 @@ async def book(date: str, ctx: Context) -> str:
 
 
 @mcp.tool()
+async def reserve(date: str, party: int, ctx: Context) -> str:
+    """Reserve a table; Christmas Day needs a confirmation first."""
+    if date == "12-25":
+        answer = await ctx.elicit(f"The {date} menu is fixed, {party} guests: confirm?", Booking)
+        if answer.action != "accept" or not answer.data.confirm:
+            return "not reserved"
+    return f"reserved for {party} on {date}"
+
+
+@mcp.tool()
 async def summarize(text: str, ctx: Context) -> str:
     """Summarize a text with the client's model."""
+    prompt = f"Summarize: {text}"
     result = await ctx.session.create_message(
-        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))],
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
         max_tokens=64,
     )
     return f"{result.model}: {result.content.text}"
