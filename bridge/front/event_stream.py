@@ -14,16 +14,19 @@ from collections.abc import AsyncIterator, Callable
 
 from mcp_eras.bridge import fifo_timers
 from mcp_eras.bridge.translate.jsonrpc import Message
-from mcp_eras.bridge.translate.legacy_client.streams import ReplayBuffer, parse_event_id
+from mcp_eras.bridge.translate.legacy_client.streams import REPLAY_TOTAL_BYTES, ReplayBuffer, ReplayLedger, parse_event_id
 
-__all__ = ["EventStream", "parse_event_id"]
+__all__ = ["PROCESS_LEDGER", "EventStream", "parse_event_id"]
+
+PROCESS_LEDGER = ReplayLedger(REPLAY_TOTAL_BYTES)
+"""The events every 2025 session of this process keeps for replay, within ``REPLAY_TOTAL_BYTES``."""
 
 
 class EventStream(ReplayBuffer):
     """A ``ReplayBuffer`` its consumers can wait on: ids ``<key>.<seq>``, replayable within the retention window."""
 
-    def __init__(self, key: str, retention: float) -> None:
-        super().__init__(key, retention)
+    def __init__(self, key: str, retention: float, ledgers: tuple[ReplayLedger, ...] = ()) -> None:
+        super().__init__(key, retention, ledgers)
         self.owner: object | None = None
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._waiters: list[asyncio.Future[bool]] = []
@@ -83,7 +86,7 @@ class EventStream(ReplayBuffer):
         return self.closed or (token is not None and self.owner is not token)
 
     async def batches(self, after: int, keepalive: float, token: object | None = None
-                      ) -> AsyncIterator[list[tuple[int, Message]] | None]:
+                      ) -> AsyncIterator[list[tuple[int, bytes]] | None]:
         """Every event with seq > ``after`` that is there, in one list per wake-up; ``None`` after ``keepalive``
         seconds of silence; ends when closed and drained (or, for an exclusive consumer holding ``token``, when
         a newer consumer took the stream over). After a batch, ``ended(token)`` tells whether it was the last."""
@@ -102,7 +105,7 @@ class EventStream(ReplayBuffer):
                 yield None
 
     async def iterate(self, after: int, keepalive: float, token: object | None = None
-                      ) -> AsyncIterator[tuple[int, Message] | None]:
+                      ) -> AsyncIterator[tuple[int, bytes] | None]:
         """Events with seq > ``after`` one by one (``batches``, flattened)."""
         async for batch in self.batches(after, keepalive, token):
             if batch is None:

@@ -20,8 +20,9 @@ from starlette.responses import Response, StreamingResponse
 
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Upstream
-from mcp_eras.bridge.front.event_stream import EventStream
+from mcp_eras.bridge.front.event_stream import PROCESS_LEDGER, EventStream
 from mcp_eras.bridge.front.http import headers_context, json_message
+from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.legacy_listener import ListenHub
 from mcp_eras.bridge.front.legacy_runner import LegacyFrontSession, start_session
 from mcp_eras.bridge.front.sse_response import SSEResponse
@@ -34,16 +35,19 @@ from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
     NOT_ACCEPTABLE,
     PRIME_HOLD,
+    REPLAY_SESSION_BYTES,
     SSE_RETRY_MS,
     SWEEP_MIN,
     GetWatch,
+    ReplayLedger,
     accepts_event_stream,
     failed_request,
+    lost_answer,
     may_run_long,
     resume_target,
     sweep,
 )
-from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_priming
+from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 
 log = logging.getLogger("mcp_bridge.front.legacy")
 
@@ -61,7 +65,10 @@ class HttpSessionSlot:
         self.watch = GetWatch()
         """Whether ``get_stream`` is read: the session's listen follows it (lingering ``legacy_listen_linger`` after)."""
         self.linger_timer: asyncio.TimerHandle | None = None
-        self.get_stream = EventStream(GET_KEY, settings.event_retention)
+        self.ledger = ReplayLedger(REPLAY_SESSION_BYTES)
+        """The session's events kept for replay, all streams (``REPLAY_SESSION_BYTES``; the process's: ``PROCESS_LEDGER``)."""
+        self._ledgers = (self.ledger, PROCESS_LEDGER)
+        self.get_stream = EventStream(GET_KEY, settings.event_retention, self._ledgers)
         self.streams: dict[str, EventStream] = {GET_KEY: self.get_stream}
         self.get_seen = 0
         self._keys = itertools.count(1)
@@ -82,9 +89,14 @@ class HttpSessionSlot:
     def new_stream(self) -> EventStream:
         if len(self.streams) >= self._sweep_at:  # (``streams.sweep``: when the table has doubled since the last one)
             self._sweep_at = sweep(self.streams, time.monotonic())
-        stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention)
+        stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention, self._ledgers)
         self.streams[stream.key] = stream
         return stream
+
+    def forget(self, stream: EventStream) -> None:
+        """A POST stream nobody will resume (answered as JSON, or refused): its events leave the ledgers now."""
+        self.streams.pop(stream.key, None)
+        stream.discard()
 
     async def deliver(self, msg: Message) -> None:
         self.get_stream.push(msg)
@@ -96,6 +108,7 @@ class HttpSessionSlot:
             await self.session.close()
         for stream in self.streams.values():
             stream.close()
+            stream.discard()  # the session is over: nothing of it is resumable, its kept events are freed now
 
 
 class LegacyHttpFront:
@@ -190,6 +203,7 @@ class LegacyHttpFront:
             await session.on_notification(msg)
             return Response(status_code=errors.LEGACY_ACCEPTED_STATUS)
         stream = slot.new_stream()
+        stream.request_id = msg["id"]
 
         async def send(out: Message) -> None:
             stream.push(out)
@@ -208,9 +222,9 @@ class LegacyHttpFront:
                 stream.close()
 
         task = session.begin(msg, send, ctx, answered, finish)
-        if task is None:
-            slot.streams.pop(stream.key, None)
-            return json_message(ls.REUSED_ID.response(msg["id"]), ls.REUSED_ID.status)
+        if isinstance(task, ls.Refusal):
+            slot.forget(stream)
+            return json_message(task.response(msg["id"]), task.status)
         if may_run_long(msg["method"]):
             # Calls that may run long or need client input: a call answered within PRIME_HOLD, with nothing
             # before its answer, is answered as JSON; anything else answers on SSE, primed with an event id so a
@@ -224,8 +238,9 @@ class LegacyHttpFront:
             # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
             await stream.wait_started()
         if stream.one_answer():
-            slot.streams.pop(stream.key, None)
-            return json_message(stream.single_answer(msg["id"]))
+            body = stream.single_answer(msg["id"])
+            slot.forget(stream)
+            return JSONBody(body, 200)
         return self._sse(stream, 0)
 
     def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False,
@@ -276,8 +291,9 @@ class LegacyHttpFront:
 
     async def _initialize(self, headers: Mapping[str, str], msg: Message) -> Response:
         ctx = headers_context(headers, LEGACY)
-        refusal = self.count.admit(ctx.principal, len(self.sessions), max_total=self.settings.legacy_sessions_max,
-                                   max_per_principal=self.settings.legacy_sessions_per_principal)
+        refusal = ls.admit_initialize(headers.get("mcp-protocol-version")) or self.count.admit(
+            ctx.principal, len(self.sessions), max_total=self.settings.legacy_sessions_max,
+            max_per_principal=self.settings.legacy_sessions_per_principal)
         if refusal is not None:
             return json_message(refusal.response(msg["id"]), refusal.status)
         sid = secrets.token_urlsafe(24)
@@ -319,8 +335,13 @@ class LegacyHttpFront:
         slot = found
         resume = resume_target(request.headers.get("last-event-id"), slot.streams)
         if resume is not None and resume.post:
-            # Resume a POST stream: replay what followed the client's last event (it ends after its response).
-            return self._sse(slot.streams[resume.key], resume.after)
+            # Resume a POST stream: replay what followed the client's last event (it ends after its response), or,
+            # when that is no longer kept (the replay window), an error for the request instead of its answer.
+            stream = slot.streams[resume.key]
+            if stream.lost_after(resume.after):
+                lost = sse_event(lost_answer(stream.request_id, stream.retention), f"{stream.key}.{stream.seq}")
+                return SSEResponse(_once(lost), media_type="text/event-stream", headers=SSE_HEADERS)
+            return self._sse(stream, resume.after)
         await self._attach(slot)
         if resume is not None:
             return self._sse(slot.get_stream, resume.after, exclusive=True, slot=slot)
@@ -393,3 +414,7 @@ class LegacyHttpFront:
             self._drop(slot)
             await slot.close()
         await self.listens.aclose()
+
+
+async def _once(chunk: bytes) -> AsyncIterator[bytes]:
+    yield chunk

@@ -94,15 +94,16 @@ class LegacyFrontSession:
     # --- client frames ---------------------------------------------------------------------------
 
     def begin(self, msg: Message, send: Send, ctx: CallContext, settle: Callable[[Message], None] | None = None,
-              ended: Callable[[asyncio.Task[Message]], None] | None = None) -> asyncio.Task[Message] | None:
-        """Run one client request as a task (tracked for ``notifications/cancelled``); None when its id was used.
+              ended: Callable[[asyncio.Task[Message]], None] | None = None) -> asyncio.Task[Message] | ls.Refusal:
+        """Run one client request as a task (tracked for ``notifications/cancelled``); the refusal when its id was
+        used before or is too long to remember (``ls.start_request``).
 
         ``settle``: called with the response from inside the task, as soon as there is one. A done callback runs a
         loop iteration after the task ends; the answer is on the critical path, the bookkeeping (``done``) is not.
         ``ended``: the caller's own done callback, run after the session's (one callback per task)."""
         key = ls.start_request(self.state, msg["id"])
-        if key is None:
-            return None
+        if isinstance(key, ls.Refusal):
+            return key
         # (The loop's own create_task: asyncio.create_task is a Python wrapper around it, and a name per request, made
         # by formatting its id, is paid on every request for a debugger's sake.)
         task = asyncio.get_running_loop().create_task(self.run_request(msg, ctx, send, settle))
@@ -254,6 +255,9 @@ async def start_session(upstream: Upstream, settings: Settings, msg: Message, ct
                         streaming: bool = False) -> tuple[LegacyFrontSession | None, Message]:
     """Answer ``initialize`` locally from the upstream's discover result; returns (session or None, response)."""
     rid = msg["id"]
+    refusal = ls.refuse_id(rid)
+    if refusal is not None:
+        return None, refusal.response(rid)
     try:
         identity = lf.parse_initialize(msg.get("params"))
         await upstream.start()

@@ -83,8 +83,8 @@ class LegacyStdioSession:
                                                     "Invalid Request: the session failed to initialize"))
             return
         task = session.begin(msg, self._send, self.ctx)
-        if task is None:
-            await self._send(ls.REUSED_ID.response(msg["id"]))
+        if isinstance(task, ls.Refusal):
+            await self._send(task.response(msg["id"]))
             return
         try:
             resp = await asyncio.shield(task)

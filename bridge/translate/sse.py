@@ -21,8 +21,13 @@ KEEPALIVE = b": keep-alive\n\n"
 
 def sse_event(msg: Message, event_id: str | None = None) -> bytes:
     """One SSE ``message`` event carrying a JSON-RPC frame (orjson never emits raw newlines)."""
+    return sse_data_event(jsonrpc.dumps(msg), event_id)
+
+
+def sse_data_event(data: bytes, event_id: str | None = None) -> bytes:
+    """``sse_event`` of a frame serialized already (one line of JSON)."""
     head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
-    return head + b"event: message\ndata: " + jsonrpc.dumps(msg) + b"\n\n"
+    return head + b"event: message\ndata: " + data + b"\n\n"
 
 
 def sse_priming(event_id: str, retry_ms: int | None = None) -> bytes:

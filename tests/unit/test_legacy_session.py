@@ -108,7 +108,7 @@ def test_log_filter_uses_the_level_of_the_request() -> None:
 def test_request_ids_must_not_be_reused() -> None:
     state = session()
     assert ls.start_request(state, 1) == ls.id_key(1)
-    assert ls.start_request(state, 1) is None
+    assert ls.start_request(state, 1) is ls.REUSED_ID
     ls.finish(state, 1)
     assert not ls.claim_id(state, 1)
     assert ls.claim_id(state, "1")  # a string id is another id
@@ -119,6 +119,40 @@ def test_request_ids_must_not_be_reused() -> None:
     assert ls.claim_id(state, 1)  # aged out of the bounded memory
     assert ls.REUSED_ID.response(1)["error"]["code"] == -32600
     spec.legacy("JSONRPCErrorResponse", ls.REUSED_ID.response(1))
+
+
+def test_long_request_ids_are_refused_and_remembered_ids_are_capped_in_characters() -> None:
+    """Issue #33: 1 MB ids were remembered (4,096 of them per session). An id over ID_MAX_CHARS is refused with
+    -32600 naming the limit; the remembered ids stay under ID_MEMORY_CHARS characters."""
+    state = session()
+    long_id = "x" * (ls.ID_MAX_CHARS + 1)
+    refusal = ls.start_request(state, long_id)
+    assert refusal is ls.LONG_ID and state.recent_ids == [] and state.inflight == []
+    error = refusal.response(long_id)
+    spec.legacy("JSONRPCErrorResponse", error)
+    assert error["error"]["code"] == -32600 and error["error"]["data"] == {"limit": ls.ID_LIMIT, "max": ls.ID_MAX_CHARS}
+    assert ls.start_request(state, "y" * ls.ID_MAX_CHARS) == ls.id_key("y" * ls.ID_MAX_CHARS)  # at the limit: fine
+    ids = [f"{i:04}" + "z" * (ls.ID_MAX_CHARS - 4) for i in range(2 * ls.ID_MEMORY_CHARS // ls.ID_MAX_CHARS)]
+    for rid in ids:
+        assert ls.claim_id(state, rid)
+    assert state.recent_chars == sum(map(len, state.recent_ids)) <= ls.ID_MEMORY_CHARS
+    assert len(state.recent_ids) >= ls.ID_MEMORY_CHARS // (ls.ID_MAX_CHARS + 8)
+    assert not ls.claim_id(state, ids[-1]) and ls.claim_id(state, ids[0])  # the oldest aged out
+    restored = ls.SessionState.from_json(state.to_json())  # the derived count is rebuilt on first use
+    assert not ls.claim_id(restored, ids[-1]) and ls.claim_id(restored, "new")
+    assert restored.recent_chars == sum(map(len, restored.recent_ids)) <= ls.ID_MEMORY_CHARS
+
+
+def test_an_empty_protocol_version_header_is_refused() -> None:
+    """2025-11-25 basic/transports.mdx §Protocol Version Header: an absent header assumes 2025-03-26; an empty one is
+    an invalid version (400), on initialize too."""
+    state = session()
+    state.principal = None
+    refused = ls.admit_http(state, has_session_header=True, principal=None, protocol_version="", now=0.0)
+    assert refused is not None and refused.status == 400 and refused.code == -32600
+    assert ls.admit_http(state, has_session_header=True, principal=None, protocol_version=None, now=0.0) is None
+    assert ls.admit_initialize("") is not None and ls.admit_initialize(" ") is not None
+    assert ls.admit_initialize(None) is None and ls.admit_initialize("2025-11-25") is None
 
 
 def test_unknown_and_removed_methods() -> None:

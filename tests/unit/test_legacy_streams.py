@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
     NOT_ACCEPTABLE,
@@ -30,10 +31,15 @@ def note(n: int) -> dict[str, object]:
     return {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": n}}
 
 
+def frames(batch: list[tuple[int, bytes]]) -> list[tuple[int, object]]:
+    """A batch of kept events (each serialized once, when pushed) as (sequence, message)."""
+    return [(seq, jsonrpc.loads(data)) for seq, data in batch]
+
+
 def test_events_are_numbered_kept_for_the_retention_and_replayed_after_a_cursor() -> None:
     buffer = ReplayBuffer("p1", retention=10.0)
     assert [buffer.append(note(n), now=float(n)) for n in (1, 2, 3)] == [1, 2, 3]
-    assert buffer.after(1) == [(2, note(2)), (3, note(3))] and buffer.has_after(2) and not buffer.has_after(3)
+    assert frames(buffer.after(1)) == [(2, note(2)), (3, note(3))] and buffer.has_after(2) and not buffer.has_after(3)
     assert buffer.append(note(4), now=12.5) == 4  # the events pushed before 2.5 are past the retention
     assert [s for s, _ in buffer.after(0)] == [3, 4]
 
@@ -113,10 +119,10 @@ def test_calls_that_may_run_long_are_held_then_primed() -> None:
 def test_a_one_answer_stream_is_its_event_or_the_error_of_a_cancelled_request() -> None:
     answered = ReplayBuffer("p1", 60.0)
     answered.append({"jsonrpc": "2.0", "id": 4, "result": {}}, 0.0)
-    assert answered.single_answer(4) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    assert jsonrpc.loads(answered.single_answer(4)) == {"jsonrpc": "2.0", "id": 4, "result": {}}
     cancelled = ReplayBuffer("p2", 60.0)
     cancelled.end(0.0)
-    error = cancelled.single_answer(5)
+    error = jsonrpc.loads(cancelled.single_answer(5))
     assert error["id"] == 5 and error["error"]["message"] == "Request cancelled"
     assert failed_request(6)["error"] == {"code": -32603, "message": "Internal error"}
     assert "id" not in NOT_ACCEPTABLE and NOT_ACCEPTABLE["error"]["code"] == -32600

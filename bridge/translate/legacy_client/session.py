@@ -24,6 +24,17 @@ from mcp_eras.bridge.translate.legacy_client import mrtr
 ID_MEMORY = 4096
 """How many used request ids a session remembers for the reuse rule (older ones age out)."""
 
+ID_MEMORY_CHARS = 256 * 1024
+"""How many characters of used request ids a session remembers (with ``ID_MEMORY``: whichever is reached first;
+older ids age out). With ``ID_MAX_CHARS`` a session keeps at least 256 ids and at most 256 KiB of them."""
+
+ID_MAX_CHARS = 1024
+"""Longest request id a 2025 session accepts (characters of a string id; numbers are short). 2025-11-25
+basic/index.mdx §Requests: an id MUST NOT be reused within a session, so the session remembers the ids it has
+seen; an id longer than this is refused (-32600, the limit named in ``data``) rather than remembered."""
+
+ID_LIMIT = "request_id_chars"
+
 
 def id_key(rid: Any) -> str:
     """A JSON-safe key for a request id that keeps ``1`` and ``"1"`` apart."""
@@ -62,6 +73,8 @@ class SessionState:
     """The client can receive unsolicited messages now: a GET stream is connected (HTTP), or always (stdio)."""
     recent_index: set[str] | None = field(default=None, init=False, repr=False, compare=False)
     """``recent_ids`` as a set for the reuse check (derived: not in the JSON, rebuilt on first use)."""
+    recent_chars: int = field(default=0, init=False, repr=False, compare=False)
+    """Characters of ``recent_ids`` (derived with ``recent_index``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,18 +120,30 @@ def reap_interval(idle_timeout: float) -> float:
     return max(0.5, min(30.0, idle_timeout / 4))
 
 
+def refuse_id(rid: RequestId) -> Refusal | None:
+    """A request id too long to remember (``ID_MAX_CHARS``): refused before any work; None when it may be used."""
+    if isinstance(rid, str) and len(rid) > ID_MAX_CHARS:
+        return LONG_ID
+    return None
+
+
 def claim_id(state: SessionState, rid: RequestId) -> bool:
-    """False when the client reuses a request id within the session (2025-11-25 basic/index.mdx §Requests)."""
+    """False when the client reuses a request id within the session (2025-11-25 basic/index.mdx §Requests).
+    The session remembers the last ``ID_MEMORY`` ids, at most ``ID_MEMORY_CHARS`` characters of them."""
     key = id_key(rid)
     recent = state.recent_index
     if recent is None:
         recent = state.recent_index = set(state.recent_ids)
+        state.recent_chars = sum(map(len, state.recent_ids))
     if key in recent or key in state.inflight:
         return False
     state.recent_ids.append(key)
     recent.add(key)
-    if len(state.recent_ids) > ID_MEMORY:
-        recent.discard(state.recent_ids.pop(0))
+    state.recent_chars += len(key)
+    while len(state.recent_ids) > ID_MEMORY or (state.recent_chars > ID_MEMORY_CHARS and len(state.recent_ids) > 1):
+        old = state.recent_ids.pop(0)
+        recent.discard(old)
+        state.recent_chars -= len(old)
     return True
 
 
@@ -128,10 +153,13 @@ def begin(state: SessionState, rid: RequestId) -> str:
     return key
 
 
-def start_request(state: SessionState, rid: RequestId) -> str | None:
-    """Claim the id and mark the request in flight: its key, or None when the id was used before."""
+def start_request(state: SessionState, rid: RequestId) -> str | Refusal:
+    """Claim the id and mark the request in flight: its key, or the refusal (``LONG_ID``, ``REUSED_ID``)."""
+    refusal = refuse_id(rid)
+    if refusal is not None:
+        return refusal
     if not claim_id(state, rid):
-        return None
+        return REUSED_ID
     key = state.recent_ids[-1]  # the key claim_id just remembered
     state.inflight.append(key)
     return key
@@ -187,11 +215,23 @@ def admit_http(state: SessionState | None, *, has_session_header: bool, principa
         return Refusal(errors.LEGACY_SESSION_NOT_FOUND_STATUS, errors.INVALID_REQUEST, "Session not found")
     if expired(state, now):
         return Refusal(errors.LEGACY_SESSION_NOT_FOUND_STATUS, errors.INVALID_REQUEST, "Session expired", expire=True)
-    version = protocol_version or errors.LEGACY_ASSUMED_VERSION
+    # 2025-11-25 basic/transports.mdx §Protocol Version Header: no header means 2025-03-26 is assumed; a header with an
+    # invalid or unsupported version (an empty one too) MUST get 400 Bad Request.
+    version = errors.LEGACY_ASSUMED_VERSION if protocol_version is None else protocol_version
     if version not in LEGACY_VERSIONS:
         return Refusal(errors.LEGACY_BAD_VERSION_STATUS, errors.INVALID_REQUEST,
                        f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
     touch(state, now)
+    return None
+
+
+def admit_initialize(protocol_version: str | None) -> Refusal | None:
+    """An HTTP ``initialize`` that carries an empty ``MCP-Protocol-Version`` is refused (400): the header is optional
+    on it, but an empty value is no version (2025-11-25 basic/transports.mdx §Protocol Version Header: an invalid
+    version MUST get 400 Bad Request; the version itself is negotiated in the body, basic/lifecycle.mdx)."""
+    if protocol_version is not None and not protocol_version.strip():
+        return Refusal(errors.LEGACY_BAD_VERSION_STATUS, errors.INVALID_REQUEST,
+                       "Bad Request: empty MCP-Protocol-Version header")
     return None
 
 
@@ -205,6 +245,9 @@ def before_initialize(msg: Message) -> Message:
 
 REUSED_ID = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST,
                     "Invalid Request: request id already used in this session")
+LONG_ID = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST,
+                  f"Invalid Request: request id longer than {ID_MAX_CHARS} characters ({ID_LIMIT})",
+                  data={"limit": ID_LIMIT, "max": ID_MAX_CHARS})
 ALREADY_INITIALIZED = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST, "Invalid Request: already initialized")
 
 

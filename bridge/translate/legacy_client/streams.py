@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mcp_eras.bridge.translate import errors, jsonrpc
 from mcp_eras.bridge.translate.eras import MRTR_METHODS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
-from mcp_eras.bridge.translate.sse import sse_event
+from mcp_eras.bridge.translate.sse import sse_data_event
 
 GET_KEY = "g"
 """The key of a session's GET stream (POST streams are ``p<n>``)."""
@@ -73,29 +73,139 @@ def accepts_event_stream(accept: str) -> bool:
     return "text/event-stream" in accept or "*/*" in accept
 
 
-class ReplayBuffer:
-    """An ordered sequence of events with ids ``<key>.<seq>``, kept for replay within ``retention`` seconds."""
+REPLAY_SESSION_BYTES = 8 * 1024 * 1024
+"""Bytes of events one 2025 session keeps for ``Last-Event-ID`` replay, over all its streams; past it the oldest
+events already delivered are dropped (2025-11-25 basic/transports.mdx §Resumability and Redelivery: replay is the
+server's option, so a window is allowed)."""
 
-    def __init__(self, key: str, retention: float) -> None:
+REPLAY_TOTAL_BYTES = 128 * 1024 * 1024
+"""Bytes of events all 2025 sessions of the process keep for replay, with the same rule."""
+
+STREAM_EVENTS_MAX = 1024
+"""Events one stream keeps, delivered or not (a GET stream nobody reads keeps the newest notifications)."""
+
+EVENT_OVERHEAD = 512
+"""Bytes charged per kept event besides its JSON (its record and its places in the ledgers): many small events
+count as what they cost."""
+
+REPLAY_LIMIT = "replay_window"
+
+
+class Event:
+    """One kept event: its sequence, when it was pushed, its JSON-RPC frame serialized once (sent as JSON or SSE)."""
+
+    __slots__ = ("seq", "at", "data", "size", "kept")
+
+    def __init__(self, seq: int, at: float, data: bytes) -> None:
+        self.seq = seq
+        self.at = at
+        self.data = data
+        self.size = len(data) + EVENT_OVERHEAD
+        self.kept = True
+
+
+class ReplayLedger:
+    """The kept events of several streams (a session's, or the whole process's) in push order, within ``limit``
+    bytes: past it, the oldest events a consumer already took are dropped (with any older ones of their stream).
+    Events nobody has taken yet (an answer on its way) are not dropped for space: the streams' own caps
+    (``STREAM_EVENTS_MAX``, the retention) bound them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.bytes = 0
+        self.live = 0
+        self.dropped = 0
+        """Events dropped for space (exported by the shell's status)."""
+        self._order: deque[tuple[ReplayBuffer, Event]] = deque()
+
+    def charge(self, stream: ReplayBuffer, event: Event) -> None:
+        order = self._order
+        if len(order) > 2 * self.live + 64:  # entries of events released since: dropped, amortized O(1)
+            order = self._order = deque(entry for entry in order if entry[1].kept)
+        order.append((stream, event))
+        self.bytes += event.size
+        self.live += 1
+        if self.bytes > self.limit:
+            self._make_room()
+
+    def release(self, event: Event) -> None:
+        self.bytes -= event.size
+        self.live -= 1
+        if not self.live:
+            self._order.clear()  # (entries of released events hold their streams: none outlives its last event)
+
+    def _make_room(self) -> None:
+        order = self._order
+        for _ in range(len(order)):
+            if self.bytes <= self.limit or not order:
+                break
+            stream, event = order.popleft()
+            if not event.kept:
+                continue
+            if event.seq > stream.taken:
+                order.append((stream, event))  # not delivered yet: kept, looked at again later
+                continue
+            self.dropped += stream.drop_through(event.seq)
+
+
+class ReplayBuffer:
+    """An ordered sequence of events with ids ``<key>.<seq>``, kept for replay within ``retention`` seconds, at most
+    ``STREAM_EVENTS_MAX`` of them, and within the bytes of its ``ledgers`` (the session's, the process's)."""
+
+    def __init__(self, key: str, retention: float, ledgers: tuple[ReplayLedger, ...] = ()) -> None:
         self.key = key
         self.retention = retention
-        self.events: deque[tuple[int, float, Message]] = deque()
-        """(sequence, when it was pushed, the message)."""
+        self.ledgers = ledgers
+        self.events: deque[Event] = deque()
         self.seq = 0
+        self.dropped_through = 0
+        """The highest sequence no longer kept (replay after an older one has a gap)."""
+        self.taken = 0
+        """The highest sequence a consumer has taken (events up to it may be dropped for space)."""
         self.closed = False
         self.closed_at: float | None = None
         self.consumers = 0
         """Responses streaming this stream now (a stream is not forgotten while one does)."""
+        self.request_id: RequestId | None = None
+        """The request a POST stream answers (for the error a resume past the window gets)."""
 
     def append(self, msg: Message, now: float) -> int | None:
-        """Add an event; returns its sequence (None once closed). Events older than the retention are dropped."""
+        """Add an event; returns its sequence (None once closed). Events older than the retention, or past the
+        count, are dropped."""
         if self.closed:
             return None
         self.seq += 1
-        self.events.append((self.seq, now, msg))
-        while self.events and self.events[0][1] < now - self.retention:
-            self.events.popleft()
+        # A copy of orjson's output at its length: orjson's buffer is at least 4 KiB, and far larger than the JSON for
+        # long texts (16 times for 256 KiB), and stays that large while the bytes live (measured with tracemalloc).
+        event = Event(self.seq, now, bytes(memoryview(jsonrpc.dumps(msg))))
+        events = self.events
+        events.append(event)
+        for ledger in self.ledgers:
+            ledger.charge(self, event)
+        horizon = now - self.retention
+        while events and (events[0].at < horizon or len(events) > STREAM_EVENTS_MAX):
+            self._drop_head()
         return self.seq
+
+    def _drop_head(self) -> None:
+        event = self.events.popleft()
+        event.kept = False
+        event.data = b""
+        self.dropped_through = event.seq
+        for ledger in self.ledgers:
+            ledger.release(event)
+
+    def drop_through(self, seq: int) -> int:
+        """Drop the kept events up to ``seq``; returns how many."""
+        n = 0
+        while self.events and self.events[0].seq <= seq:
+            self._drop_head()
+            n += 1
+        return n
+
+    def discard(self) -> None:
+        """The stream is forgotten (swept, answered as JSON, its session ended): its events leave the ledgers."""
+        self.drop_through(self.seq)
 
     def end(self, now: float) -> bool:
         """Close the stream; False when it already was."""
@@ -109,29 +219,47 @@ class ReplayBuffer:
         return self.closed and self.consumers == 0 and self.closed_at is not None and self.closed_at < now - self.retention
 
     def has_after(self, cursor: int) -> bool:
-        return bool(self.events) and self.events[-1][0] > cursor
+        return bool(self.events) and self.events[-1].seq > cursor
 
-    def after(self, cursor: int) -> list[tuple[int, Message]]:
-        """The events with a sequence above ``cursor``, in order."""
-        return [(s, m) for (s, _t, m) in self.events if s > cursor]
+    def after(self, cursor: int) -> list[tuple[int, bytes]]:
+        """The kept events with a sequence above ``cursor``, in order, as (sequence, JSON); taken by a consumer."""
+        out = [(e.seq, e.data) for e in self.events if e.seq > cursor]
+        if out and out[-1][0] > self.taken:
+            self.taken = out[-1][0]
+        return out
 
     def one_answer(self) -> bool:
         """The request is over with at most its response on the stream: it can be answered as one JSON body
         (2025-11-25 basic/transports.mdx §Sending Messages to the Server item 5) instead of an SSE stream."""
-        return self.closed and len(self.events) <= 1
+        return self.closed and len(self.events) <= 1 and self.dropped_through == 0
 
-    def single_answer(self, request_id: RequestId) -> Message:
+    def single_answer(self, request_id: RequestId) -> bytes:
         """The JSON body of a request whose stream is ``one_answer``: its one event, or, when the client cancelled the
         request (nothing on the stream), an error carrying its id that the client will ignore (it expects no
         response: 2025-11-25 basic/utilities/cancellation.mdx)."""
         if self.events:
-            return self.events[0][2]
-        return jsonrpc.error_response(request_id, errors.INTERNAL_ERROR, "Request cancelled")
+            return self.events[0].data
+        return jsonrpc.dumps(jsonrpc.error_response(request_id, errors.INTERNAL_ERROR, "Request cancelled"))
 
-    def frames(self, batch: Iterable[tuple[int, Message]]) -> bytes:
+    def lost_after(self, cursor: int) -> bool:
+        """A resume after ``cursor`` cannot be served: the stream has ended and what followed ``cursor`` (its
+        answer among it) is no longer kept."""
+        return self.closed and cursor < self.seq and not self.has_after(cursor) and self.dropped_through > cursor
+
+    def frames(self, batch: Iterable[tuple[int, bytes]]) -> bytes:
         """SSE events of a batch, each with its replayable id."""
         key = self.key
-        return b"".join([sse_event(m, f"{key}.{s}") for s, m in batch])
+        return b"".join([sse_data_event(data, f"{key}.{s}") for s, data in batch])
+
+
+def lost_answer(request_id: RequestId | None, retention: float) -> Message:
+    """What a resume past the replay window gets instead of the answer it can no longer have (the client should
+    call again)."""
+    return jsonrpc.error_response(
+        request_id, errors.INTERNAL_ERROR,
+        f"The answer is no longer kept for replay ({REPLAY_LIMIT}: {int(retention)} s, "
+        f"{REPLAY_SESSION_BYTES // (1024 * 1024)} MiB per session): call again",
+        {"limit": REPLAY_LIMIT})
 
 
 def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
@@ -139,7 +267,7 @@ def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
     sweep. Sweeping when the table has doubled since the last sweep is amortized O(1) per POST (a sweep on every
     POST walked every stream kept for replay) and holds at most twice the live set."""
     for key in [k for k, s in streams.items() if k != GET_KEY and s.expired(now)]:
-        del streams[key]
+        streams.pop(key).discard()
     return max(SWEEP_MIN, 2 * len(streams))
 
 
