@@ -159,10 +159,12 @@ def server_config(app: Any, header_timeout: float = 10.0) -> Any:
     from mcp_eras.bridge import _perf
     from mcp_eras.bridge.front.h11_guard import header_timeout_protocol
 
-    fast = getattr(getattr(app, "state", None), "fast_post", None)
+    state = getattr(app, "state", None)
+    fast = getattr(state, "fast_post", None)
+    cap = getattr(state, "max_body_bytes", None)  # the app's body cap, for declared chunk sizes (bridge.front.strict_http)
     return uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
                           timeout_keep_alive=max(5, math.ceil(header_timeout)) + 1,
-                          http=header_timeout_protocol(header_timeout, fast=fast), loop=_perf.loop_name(),
+                          http=header_timeout_protocol(header_timeout, fast=fast, max_body_bytes=cap), loop=_perf.loop_name(),
                           proxy_headers=False, server_header=False)
 
 

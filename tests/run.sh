@@ -15,7 +15,7 @@ fi
 echo "tests/run.sh: the fronts again with mcp-eras[fast]" >&2
 PYTHONPATH="$PWD/.venvs/fast-libs" exec .venv/bin/python -m pytest -q -p no:cacheprovider \
     tests/unit/test_perf_choices.py tests/inprocess/test_fast_post.py tests/inprocess/test_disconnect_watch.py \
-    tests/inprocess/test_h11_guard.py tests/inprocess/test_http_front.py tests/inprocess/test_middleware.py \
+    tests/inprocess/test_h11_guard.py tests/inprocess/test_http_front.py tests/inprocess/test_middleware.py tests/inprocess/test_http_framing.py \
     tests/inprocess/test_lean_http_wire.py tests/inprocess/test_event_stream.py tests/inprocess/test_child_process.py \
     tests/inprocess/test_legacy_upstream.py tests/inprocess/test_fastpath_fallback.py tests/inprocess/test_fastpath_lean_http.py \
     tests/integration/test_direction_a.py tests/integration/test_mrtr_a.py tests/integration/test_direction_b.py \

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcp_eras.bridge import _perf
+from mcp_eras.bridge.front.strict_http import DEFAULT_MAX_BODY, StrictFraming
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 
@@ -54,11 +55,13 @@ def default_base() -> type[Any]:
 
 
 def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[Any] | None = None,
-                            fast: Shortcut | None = None) -> type[Any]:
+                            fast: Shortcut | None = None, max_body_bytes: int | None = None) -> type[Any]:
     """``uvicorn.Config(http=header_timeout_protocol(10))``: a protocol class with that header deadline.
     Both uvicorn protocols set ``cycle`` once a request head is parsed and call ``on_response_complete``.
     ``fast``: the MCP endpoint's shortcut (``mcp_eras.bridge.front.fast_post``), used on httptools' protocol when
-    ``fast.unsupported`` finds nothing against it there (else one warning, and uvicorn serves every request)."""
+    ``fast.unsupported`` finds nothing against it there (else one warning, and uvicorn serves every request).
+    Every request's framing is checked before the parser reads it (``strict_http``); ``max_body_bytes``: the cap a
+    chunked body's declared chunks are held to (the front's ``--max-body-bytes``)."""
     parent: Any = base or default_base()
     lacking = _perf.missing(parent, DEADLINE_NEEDS, set_by=("__init__", "connection_made"))
     if lacking:
@@ -71,7 +74,10 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
     if shortcut is not None:
         FastCycle = shortcut.cycle_type
 
-    class HeaderTimeoutH11(parent):  # type: ignore[misc, valid-type]
+    body_cap = max_body_bytes or DEFAULT_MAX_BODY
+
+    class HeaderTimeoutH11(StrictFraming, parent):  # type: ignore[misc, valid-type]
+        max_body_bytes = body_cap
         _header_timer: asyncio.TimerHandle | None = None
         _armed_for: Any = None
         _armed_at = 0.0
@@ -151,10 +157,12 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
                     cycle, app = self.pipeline.pop()
                     self._start_asgi_task(cycle, app)
                 self._arm()
+                self.refusal_due()
         else:
             def on_response_complete(self) -> None:
                 super().on_response_complete()
                 self._arm()
+                self.refusal_due()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._header_timer is not None:
@@ -202,7 +210,7 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             if left > 0:
                 self._header_timer = self.loop.call_later(left, self._expired)  # armed again since this timer was set
                 return
-            self.transport.close()  # no new request head within the deadline
+            self.transport.close_now()  # no new request head within the deadline (nothing to linger for)
 
     return HeaderTimeoutH11
 

@@ -129,12 +129,22 @@ async def read_body(request: Request, limit: int) -> bytes:
             return body
         return await _read_rest(request, message, limit)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise body_too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise body_too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise _gone_mid_body() from None
     return b"".join(chunks)
+
+
+def _gone_mid_body() -> FrameError:
+    """The client hung up (or its request was refused for its framing) before its body ended: one debug line, and an
+    answer nobody reads (no traceback: nothing failed here)."""
+    log.debug("the client went away before the end of its request body")
+    return FrameError(jsonrpc.INVALID_REQUEST, "Bad Request: the request body ended early", http_status=400)
 
 
 async def _read_rest(request: Request, message: Message, limit: int) -> bytes:
@@ -144,7 +154,7 @@ async def _read_rest(request: Request, message: Message, limit: int) -> bytes:
     size = 0
     while True:
         if message["type"] == "http.disconnect":
-            raise ClientDisconnect()
+            raise _gone_mid_body()
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -413,6 +423,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
     app = Starlette(routes=routes, lifespan=lifespan or default_lifespan,
                     middleware=[guard.guard_middleware(settings, endpoints=endpoints), *([auth] if auth is not None else [])])
     app.state.front = front
+    app.state.max_body_bytes = settings.max_body_bytes  # the HTTP protocol's cap on declared chunks (clikit.server_config)
     # The same endpoint without the ASGI layers, for uvicorn's httptools protocol (mcp_eras.bridge.front.fast_post).
     app.state.fast_post = FastPost(front, path) if endpoints else None
     return app

@@ -189,3 +189,192 @@ class Dechunker:
             self._left = int(size, 16)
             self._state = _DATA if self._left else _TRAILERS
         return b""
+
+
+# --- requests: the framing every HTTP front checks before its parser reads the bytes ---------------------
+
+MAX_REQUEST_HEAD = 64 * 1024
+"""Longest request head (request line and fields) the framing check follows; a longer one is refused (431)."""
+
+Refusal = tuple[int, str]
+"""(HTTP status, reason) of a request refused for its framing; the connection closes after the answer."""
+
+_TOKEN_END = re.compile(rb"[ \t]")
+_HEXDIGITS = re.compile(rb"[0-9A-Fa-f]+")
+_R_HEAD, _R_BODY, _R_SIZE, _R_DATA, _R_DATA_END, _R_TRAILER = range(6)
+
+
+def request_framing(head: bytes) -> int | Refusal:
+    """The body length of a request whose head (without its blank line) is ``head``: its Content-Length, 0 without one,
+    or -1 for the chunked coding; else the refusal. RFC 9112 refuses what two parsers could frame differently:
+    obsolete line folding (§5.2), whitespace between a field name and its colon (§5.1), Content-Length together with
+    Transfer-Encoding (§6.1, §6.3 item 3), Transfer-Encoding in HTTP/1.0 (§6.1), a coding list whose final coding
+    is not chunked (§6.3 item 4), a Content-Length that is not one decimal number (§6.3 item 5; a repeated one is
+    refused rather than merged, RFC 9110 §8.6 lets a recipient do either)."""
+    if head.count(b"\n") != head.count(b"\r\n") or head.count(b"\r") != head.count(b"\r\n"):
+        return 400, "Bad Request: a bare CR or LF in the request head"
+    if b"\r\n " in head or b"\r\n\t" in head:
+        return 400, "Bad Request: obsolete line folding in the request head"
+    lower = head.lower()
+    if b"transfer-encoding" not in lower:
+        lengths = lower.count(b"content-length")
+        if not lengths:
+            return 0
+        start = lower.find(b"\r\ncontent-length:") + 17
+        if lengths == 1 and start > 16:  # the usual head: one Content-Length field, nothing unusual about it
+            end = head.find(b"\r\n", start)
+            value = head[start:end if end > 0 else len(head)].strip(b" \t")
+            return int(value) if value.isdigit() else (400, "Bad Request: invalid Content-Length")
+    return _framing_by_fields(head)
+
+
+def _framing_by_fields(head: bytes) -> int | Refusal:
+    """``request_framing`` field by field (a head with Transfer-Encoding, or an unusual Content-Length)."""
+    lines = head.split(b"\r\n")
+    lengths: list[bytes] = []
+    codings: list[bytes] = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon or not name or _TOKEN_END.search(name):
+            return 400, "Bad Request: malformed field line (whitespace before the colon, or no colon)"
+        name = name.lower()
+        if name == b"content-length":
+            lengths.append(value.strip(b" \t"))
+        elif name == b"transfer-encoding":
+            codings += (c.strip(b" \t").lower() for c in value.split(b","))
+    if codings:
+        if lengths:
+            return 400, "Bad Request: both Content-Length and Transfer-Encoding"
+        if not lines[0].endswith(b" HTTP/1.1"):
+            return 400, "Bad Request: Transfer-Encoding in an HTTP/1.0 request"
+        codings = [c for c in codings if c]  # empty list elements are no codings (RFC 9110 §5.6.1)
+        if not codings or codings[-1] != b"chunked" or codings.count(b"chunked") > 1:
+            return 400, "Bad Request: chunked is not the one and final transfer coding"
+        if len(codings) > 1:
+            return 501, "Not Implemented: transfer coding " + b", ".join(codings[:-1]).decode("latin-1")
+        return -1
+    if len(lengths) > 1:
+        return 400, "Bad Request: repeated Content-Length"
+    if lengths and not lengths[0].isdigit():
+        return 400, "Bad Request: invalid Content-Length"
+    return int(lengths[0]) if lengths else 0
+
+
+class RequestFraming:
+    """Where each request of one connection begins and ends, followed as its bytes arrive (before the HTTP parser reads
+    them): heads are checked with ``request_framing``; bodies are counted past (a Content-Length) or walked chunk by
+    chunk (RFC 9112 §7.1), and a chunk whose declared size takes the body past ``max_body`` is refused at its size
+    line (413), never waited for. A Content-Length over the cap is the application's to refuse (it answers that
+    request: 413 and close, ``transport_guard.screen``)."""
+
+    __slots__ = ("max_body", "_state", "_left", "_total", "_partial", "_began")
+
+    def __init__(self, max_body: int) -> None:
+        self.max_body = max_body
+        self._state = _R_HEAD
+        self._left = 0
+        self._total = 0
+        self._partial = b""
+        """An unfinished head, chunk-size or trailer line."""
+        self._began = False
+        """Whether the current request's first bytes came in an earlier ``feed``."""
+
+    @property
+    def between_requests(self) -> bool:
+        """No request is partly received (nothing its sender may still be sending)."""
+        return self._state == _R_HEAD and not self._partial
+
+    def feed(self, data: bytes) -> tuple[int, bool, Refusal] | None:
+        """Follow ``data``. None when it is well framed so far; else (offset, begun, refusal): ``data[:offset]`` holds
+        earlier well-framed requests, ``begun`` says the refused one's first bytes came before this ``data``."""
+        i, n = 0, len(data)
+        start = 0
+        while i < n:
+            state = self._state
+            if state == _R_BODY or state == _R_DATA:
+                step = min(self._left, n - i)
+                self._left -= step
+                i += step
+                if not self._left:
+                    if state == _R_BODY:
+                        self._state, self._began = _R_HEAD, False
+                    else:
+                        self._state, self._left = _R_DATA_END, 2
+                continue
+            if state == _R_DATA_END:
+                if data[i] != (13 if self._left == 2 else 10):
+                    return self._refused(start, (400, "Bad Request: a chunk's data does not end with CRLF"))
+                i += 1
+                self._left -= 1
+                if not self._left:
+                    self._state = _R_SIZE
+                continue
+            if state == _R_HEAD and not self._partial:
+                while i < n and data[i] in (13, 10):  # empty lines before a request line (RFC 9112 §2.2)
+                    i += 1
+                start, self._began = i, False
+                if i == n:
+                    break
+            if state == _R_HEAD and self._partial:  # a head begun in an earlier feed: its end may straddle the two
+                joined = self._partial + data[i:]
+                end = joined.find(b"\r\n\r\n", max(0, len(self._partial) - 3))
+                if end >= 0:
+                    line, i = joined[:end], i + end + 4 - len(self._partial)
+            else:  # a whole head, or a chunk-size or trailer line
+                end = data.find(b"\r\n\r\n" if state == _R_HEAD else b"\n", i)
+                if end >= 0:
+                    line, i = self._partial + data[i:end], end + (4 if state == _R_HEAD else 1)
+            if end < 0:
+                self._partial += data[i:]
+                if state == _R_HEAD and b"\n" in self._partial.replace(b"\r\n", b""):
+                    return self._refused(start, (400, "Bad Request: a bare CR or LF in the request head"))
+                if len(self._partial) > (MAX_REQUEST_HEAD if state == _R_HEAD else MAX_CHUNK_LINE):
+                    return self._refused(start, (431, "Request Header Fields Too Large") if state == _R_HEAD
+                                         else (400, "Bad Request: chunk line too long"))
+                self._began = True
+                return None
+            self._partial = b""
+            refusal = self._line(state, line)
+            if refusal is not None:
+                return self._refused(start, refusal)
+        self._began = not self.between_requests
+        return None
+
+    def _refused(self, start: int, refusal: Refusal) -> tuple[int, bool, Refusal]:
+        return (0 if self._began else start), self._began, refusal
+
+    def _line(self, state: int, line: bytes) -> Refusal | None:
+        """A complete head (``_R_HEAD``), chunk-size line or trailer line (both still ending in CR)."""
+        if state == _R_HEAD:
+            framing = request_framing(line)
+            if isinstance(framing, tuple):
+                return framing
+            self._total = 0
+            if framing < 0:
+                self._state = _R_SIZE
+            elif framing:
+                self._state, self._left = _R_BODY, framing
+            return None
+        if not line.endswith(b"\r") or b"\r" in line[:-1]:
+            return 400, "Bad Request: a bare CR or LF in a chunked body"
+        line = line[:-1]
+        if state == _R_TRAILER:
+            self._total += len(line) + 2
+            if not line:
+                self._state, self._began = _R_HEAD, False
+            elif line[0] in (32, 9) or self._total > MAX_HEAD:
+                return 400, "Bad Request: malformed or oversized trailer section"
+            return None
+        digits = line.split(b";", 1)[0].rstrip(b" \t")
+        if not _HEXDIGITS.fullmatch(digits):
+            return 400, "Bad Request: malformed chunk size"
+        digits = digits.lstrip(b"0") or b"0"
+        size = int(digits[:17], 16)  # (more digits can only be larger)
+        if size + self._total > self.max_body:  # refused on its declaration: nothing of it is waited for
+            return 413, f"Request body exceeds {self.max_body} bytes"
+        self._total += size
+        if size:
+            self._state, self._left = _R_DATA, size
+        else:
+            self._state, self._total = _R_TRAILER, 0
+        return None
