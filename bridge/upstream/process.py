@@ -43,6 +43,9 @@ MAX_UNSENT_BYTES = 4 * 1024 * 1024
 read; past that wait it fails, named. The stdout reader's own sends (answers to the child's requests) never wait:
 they are dropped past this bound (a child that writes without reading would otherwise wedge its reader)."""
 SEND_WAIT_S = 10.0
+UNREAD_NOTED_BYTES = 64 * 1024
+"""Unread input past which a caller that times out is told the child is not reading (a pipe's buffer: below it
+the child may just be busy)."""
 
 class ChildProcess:
     """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
@@ -287,7 +290,16 @@ class ChildProcess:
                                                                f"{self.max_line_bytes}) dropped"),
                                              (self.ignored_lines, "stdout lines that are not JSON-RPC ignored"),
                                              (self.unsent_refused, "frames refused: it is not reading its input")) if n]
+        unsent = self.unsent()
+        if unsent > UNREAD_NOTED_BYTES:
+            said.append(f"{unsent} bytes of its input not read")
         return "; ".join(said)
+
+    def unsent(self) -> int:
+        """Bytes written to the current child that it has not read yet (0 when it is not running)."""
+        proc = self._proc
+        stdin = proc.stdin if proc is not None else None
+        return stdin.transport.get_write_buffer_size() if stdin is not None and not stdin.transport.is_closing() else 0
 
     def exit_description(self, code: int | None = None) -> str:
         """How the child ended, for its callers: its exit status and its last stderr lines."""
