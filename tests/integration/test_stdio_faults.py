@@ -39,7 +39,7 @@ CALLERS = 3
 EXPECTED: dict[str, tuple[str, ...]] = {
     "die-on-init": ("exited with status 4", "out of licences, exiting"),
     "crash-at-start": ("exited with status 3", "faulty: start-up line 1", "configuration missing, exiting"),
-    "flood": ("did not answer in time",),
+    "flood": ("did not answer in time", "bytes of its input not read"),
     "silent": ("did not answer in time",),
     "wrong-ids": ("did not answer in time", "answers to no request in flight"),
     "garbage": ("did not answer in time", "not JSON-RPC"),
