@@ -274,7 +274,7 @@ def serve(
         up = GatewayUpstream(up, "upstream", audit=AuditLog() if settings.auth_issuer else None)
     if stdio:
         _perf.serving()
-        _perf.run(_serve_stdio(up, settings))
+        _perf.run(_serve_stdio(_traced_stdio(up, otel), settings))
         return
     bind_host, bind_port = explicit or (None, None)
     _serve_http(up, target, settings, bind_host or DEFAULT_HOST, DEFAULT_PORT if bind_port is None else bind_port,
@@ -333,6 +333,18 @@ def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]
     from mcp_eras.bridge.front.legacy import LegacyHttpFront
 
     return LegacyHttpFront(up, settings)
+
+
+def _traced_stdio(up, otel: bool):  # type: ignore[no-untyped-def]
+    """The --stdio front's upstream, observed for OpenTelemetry when it is on (``network.transport`` pipe)."""
+    from mcp_eras.bridge import telemetry
+
+    if telemetry.enable(otel, transport="pipe") is None:
+        return up
+    from mcp_eras.bridge.fleet.metrics import Metrics
+    from mcp_eras.bridge.layers.observe import ObservedUpstream
+
+    return ObservedUpstream(up, Metrics())
 
 
 def _legacy_stdio_factory(settings: Settings):  # type: ignore[no-untyped-def]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp_eras.bridge.telemetry.otel import Telemetry
@@ -27,6 +28,12 @@ _active: Telemetry | None = None
 def current() -> Telemetry | None:
     """The running telemetry, None when off (the only thing the call path asks)."""
     return _active
+
+
+def waiting(name: str) -> AbstractContextManager[Any]:
+    """A span for a wait inside a call (``mcp_eras.lease_wait``: a call queued for a 2025 session's input lease), child
+    of the call's client span; nothing when off. For slow paths only: it is one call and a check when off."""
+    return nullcontext() if _active is None else _active.tracer.start_as_current_span(name)
 
 
 def wanted(flag: bool) -> bool:

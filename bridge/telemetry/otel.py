@@ -162,6 +162,19 @@ class Telemetry:
             otel_context.detach(token)
             span.end()
 
+    def _finish(self, server: Any, client: Any, done: dict[str, Any], response: Message | None) -> None:
+        """End a recorded call's spans with what its answer adds."""
+        for span in (client, server):
+            span.set_attributes(done)
+            if "error.type" in done:
+                span.set_status(trace.StatusCode.ERROR)
+        if "mcp_eras.input.methods" in done:
+            server.add_event("mcp_eras.input_required", {"mcp_eras.input.methods": done["mcp_eras.input.methods"]})
+        if response is not None:
+            self._remember_task(response, server.get_span_context())
+        client.end()
+        server.end()
+
     def traced_call(self, inner: Any, clock: Callable[[], float], record: Record) -> Call:
         """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``) and the
         OpenTelemetry ones from the same start time and outcome."""
@@ -175,9 +188,10 @@ class Telemetry:
                                           with_arguments=self.with_arguments)
             name = tc.span_name(request)
             server = tracer.start_span(name, parent_context(fields), SpanKind.SERVER, attrs, self._links(request))
-            outer = otel_context.attach(trace.set_span_in_context(server))
-            client = tracer.start_span(name, None, SpanKind.CLIENT, {**attrs, "mcp.protocol.version": upstream_era})
-            inner_token = otel_context.attach(trace.set_span_in_context(client))
+            # A span the sampler dropped gets no client span and is not made current (nothing would record either).
+            client = tracer.start_span(name, trace.set_span_in_context(server), SpanKind.CLIENT,
+                                       {**attrs, "mcp.protocol.version": upstream_era}) if server.is_recording() else None
+            token = otel_context.attach(trace.set_span_in_context(client)) if client is not None else None
             response: Message | None = None
             failure: str | None = None
             outcome = "failed"
@@ -198,21 +212,12 @@ class Telemetry:
                 ended = clock()
                 record((client_era, upstream_era, outcome), (client_era,), ended - started)
                 done = tc.response_attributes(response, failure)
-                for span in (client, server):
-                    span.set_attributes(done)
-                    if "error.type" in done:
-                        span.set_status(trace.StatusCode.ERROR)
-                if "mcp_eras.input.methods" in done:
-                    server.add_event("mcp_eras.input_required", {"mcp_eras.input.methods": done["mcp_eras.input.methods"]})
-                if response is not None:
-                    self._remember_task(response, server.get_span_context())
-                otel_context.detach(inner_token)
-                client.end()
-                otel_context.detach(outer)
-                server.end()
-                error = done.get("error.type")
-                server_duration.record(ended - started, tc.metric_attributes(attrs, error))
-                client_duration.record(ended - sent, tc.metric_attributes({**attrs, "mcp.protocol.version": upstream_era}, error))
+                if client is not None:
+                    self._finish(server, client, done, response)
+                    otel_context.detach(token)  # type: ignore[arg-type]
+                measured = tc.metric_attributes(attrs, done.get("error.type"))
+                server_duration.record(ended - started, measured)
+                client_duration.record(ended - sent, {**measured, "mcp.protocol.version": upstream_era})
                 census.add(1, {"mcp_eras.client.era": client_era, "mcp_eras.upstream.era": upstream_era,
                                "mcp.method.name": attrs["mcp.method.name"]})
 
@@ -222,7 +227,7 @@ class Telemetry:
 def _handed_on(request: Message, ctx: CallContext, fields: dict[str, str], client: Any) -> tuple[Message, CallContext]:
     """The request and context sent upstream: continuing the bridge's client span when it records, else the client's
     own trace context as it came (moved into ``_meta`` when it came as headers only)."""
-    if client.is_recording():
+    if client is not None and client.is_recording():
         span_context = client.get_span_context()
         out = tc.child_fields(fields, span_context.trace_id, span_context.span_id, int(span_context.trace_flags))
         return tc.inject(request, out), dataclasses.replace(ctx, trace=out)

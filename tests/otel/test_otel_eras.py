@@ -12,6 +12,7 @@ its own era's ``_meta``) names the bridge's client span, whose parent chain ends
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -142,3 +143,42 @@ def test_2025_client_to_2026_server_with_a_sampling_round(tmp_path: Path) -> Non
             assert lines[0]["traceparent"] != lines[1]["traceparent"]  # one client span per upstream request
             relayed = prometheus_requests(port)
             got.wait(lambda g: histogram_count(g) == relayed)
+
+
+@pytest.mark.legacy_peer
+def test_stdio_front_continues_the_clients_trace(tmp_path: Path) -> None:
+    """``serve --stdio --otel``: the same spans for a desktop host's 2026 client on stdin/stdout (transport ``pipe``)."""
+    record = tmp_path / "received.jsonl"
+    upstream = [peers.legacy_python(), str(peers.SAMPLES / "otel" / "legacy_traced_server.py"), str(record), "stdio"]
+    cmd = [*peers.bridge_cmd(), "serve", "--stdio", "--otel", "--log-level", "warning", "--upstream-era", "2025-11-25", "--",
+           *upstream]
+    with otlp_receiver() as (endpoint, got):
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **otel_env(endpoint)},
+                                text=True)
+        try:
+            params = {"name": "traced_ask_name", "arguments": {}, "_meta": {**MODERN_META, "traceparent": TRACEPARENT}}
+            first = stdio_call(proc, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})["result"]
+            (key, _asked), = first["inputRequests"].items()
+            retry = {**params, "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}}}
+            if first.get("requestState") is not None:
+                retry["requestState"] = first["requestState"]
+            second = stdio_call(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": retry})
+            assert second["result"]["content"][0]["text"] == "Hello, Ada!", second
+            (line,) = recorded(record)
+            spans = check_chain(got, line["traceparent"])
+            assert spans[-1].attributes["network.transport"] == "pipe"
+        finally:
+            proc.stdin.close()  # type: ignore[union-attr]
+            proc.wait(60)
+
+
+def stdio_call(proc: subprocess.Popen, request: dict) -> dict:
+    """Send one request line; the response with its id (notifications before it are skipped)."""
+    proc.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    for line in proc.stdout:  # type: ignore[union-attr]
+        message = json.loads(line)
+        if message.get("id") == request["id"] and "method" not in message:
+            return message
+    raise AssertionError(f"the bridge closed stdout before answering {request['id']}")
+
