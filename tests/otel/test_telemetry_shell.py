@@ -138,3 +138,39 @@ def test_a_call_queued_for_an_input_lease_has_a_lease_wait_span(monkeypatch: pyt
     asyncio.run(scenario())
     spans = {s.name: s for s in exporter.get_finished_spans()}
     assert spans["mcp_eras.lease_wait"].parent.span_id == spans["caller"].context.span_id
+
+
+def test_json_log_lines_carry_the_active_span(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import logging
+
+    from mcp_eras.bridge import cli_logs
+
+    tel, _exporter, _reader = telemetry()
+    monkeypatch.setattr(cli_logs, "trace_ids", tel.current_ids)
+    record = logging.LogRecord("mcp_bridge", logging.INFO, __file__, 1, "relayed", (), None)
+    assert "trace_id" not in json.loads(cli_logs.JsonFormatter().format(record))  # outside a span
+    with tel.tracer.start_as_current_span("call") as span:
+        line = json.loads(cli_logs.JsonFormatter().format(record))
+    assert line["trace_id"] == f"{span.get_span_context().trace_id:032x}"
+    assert line["span_id"] == f"{span.get_span_context().span_id:016x}"
+
+
+def test_off_or_absent_imports_nothing_of_opentelemetry() -> None:
+    import subprocess
+
+    script = """
+import sys
+from mcp_eras.bridge import cli, telemetry
+from mcp_eras.bridge.layers import cluster, observe
+from mcp_eras.bridge.upstream import legacy
+assert telemetry.enable(False) is None
+assert not [m for m in sys.modules if m.startswith("opentelemetry")], "imported while off"
+sys.modules["opentelemetry"] = None  # as if the extra were not installed
+assert telemetry.enable(True) is None and telemetry.current() is None
+print("ok")
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
+    assert proc.stdout.strip() == "ok", proc.stderr[-2000:]
+    assert "not installed" in proc.stderr
