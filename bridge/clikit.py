@@ -179,11 +179,25 @@ def run_asgi(app: Any, host: str, port: int, announce: Callable[[str, int], None
     sock = bind(host, port)
     announce(host, sock.getsockname()[1])
     try:
-        server = uvicorn.Server(server_config(app, header_timeout))
+        server = _draining(uvicorn.Server)(server_config(app, header_timeout))
         _perf.serving()
         server.run(sockets=[sock])
     finally:
         sock.close()
+
+
+def _draining(base: Any) -> Any:
+    class DrainingServer(base):  # type: ignore[misc, valid-type]
+        """uvicorn, but before it waits for the open responses the app ends its long-lived ones (``app.state.drain``):
+        a listen stream gets its completion result instead of being cut after the grace period."""
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            drain = getattr(getattr(self.config.app, "state", None), "drain", None)
+            if drain is not None:
+                drain()
+            await super().shutdown(sockets)
+
+    return DrainingServer
 
 
 # --- running a typer app with one-line errors ----------------------------------------------------

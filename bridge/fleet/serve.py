@@ -274,6 +274,11 @@ class Router:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    def drain(self) -> None:
+        """The bridge is stopping: every server's listen streams end with their completion (``HttpFront.drain``)."""
+        for entry in self.entries.values():
+            entry.front.drain()
+
     async def aclose(self) -> None:
         entries, self.entries = list(self.entries.values()), {}
         for entry in entries:
@@ -482,6 +487,7 @@ def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlet
         middleware.append(fleet_middleware(fleet_config(auth), router.metrics, lambda name: name in router.entries))
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.router = router
+    app.state.drain = router.drain  # listens end with their completion when the bridge stops (clikit.run_asgi)
     return app
 
 

@@ -42,6 +42,7 @@ from mcp_eras.bridge.translate.fronts import (
 )
 from mcp_eras.bridge.translate.gateway.ratelimit import retry_after_header
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
+from mcp_eras.bridge.translate.legacy_server.listen import LISTEN, listen_completion
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event
 
 log = logging.getLogger("mcp_bridge.http")
@@ -173,6 +174,16 @@ class HttpFront:
         self.param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         """``x-mcp-header`` annotations (by tool name) learned from the ``tools/list`` results this
         front relays: ``Mcp-Param-*`` headers of later calls are checked against them."""
+        self._listens: dict[int, Callable[[], None]] = {}
+        """The open ``subscriptions/listen`` streams: each one's way to end with its completion (``drain``)."""
+        self.draining = False
+
+    def drain(self) -> None:
+        """The bridge is stopping: every listen stream it serves ends with its completion result (2026-07-28 schema
+        ``SubscriptionsListenResult``: the graceful end; a stream cut without it reads as an abrupt drop)."""
+        self.draining = True
+        for end in list(self._listens.values()):
+            end()
 
     # --- entry ----------------------------------------------------------------------------------------
 
@@ -264,7 +275,17 @@ class HttpFront:
         async def run() -> None:
             put(("done", await self._call(msg, ctx, emit)))
 
+        if msg["method"] == LISTEN and self.draining:
+            return json_message(listen_completion(msg["id"]))
         task = loop.create_task(run())
+        if msg["method"] == LISTEN:
+            def end_listen() -> None:
+                if not task.done():
+                    task.cancel()  # (the upstream listen is cancelled; nothing it sends after this is relayed)
+                    put(("done", listen_completion(msg["id"])))
+
+            self._listens[id(task)] = end_listen
+            task.add_done_callback(lambda t: self._listens.pop(id(t), None))
         unwatch = watch(lambda: first.done() or first.set_result(None))
         try:
             head = await first
@@ -423,6 +444,7 @@ def build_app(settings: Settings, upstream: Upstream, legacy: LegacyFrontProtoco
     app = Starlette(routes=routes, lifespan=lifespan or default_lifespan,
                     middleware=[guard.guard_middleware(settings, endpoints=endpoints), *([auth] if auth is not None else [])])
     app.state.front = front
+    app.state.drain = front.drain  # listens end with their completion when the server stops (clikit.run_asgi)
     app.state.max_body_bytes = settings.max_body_bytes  # the HTTP protocol's cap on declared chunks (clikit.server_config)
     # The same endpoint without the ASGI layers, for uvicorn's httptools protocol (mcp_eras.bridge.front.fast_post).
     app.state.fast_post = FastPost(front, path) if endpoints else None

@@ -53,6 +53,8 @@ class SharedListen:
         self.lock = asyncio.Lock()
         self.runs: dict[str, asyncio.Task[None]] = {}
         self._relisten: asyncio.Task[None] | None = None
+        self._ended_early: dict[str, tuple[str, str]] = {}
+        """Listens that ended after their acknowledgement but before ``_open`` made them current: how, and why."""
 
     @property
     def idle(self) -> bool:
@@ -89,6 +91,9 @@ class SharedListen:
             await self._cancel([step.listen_id])
             raise
         done = ll.opened(self.state, step.listen_id, step.filter, acked)
+        early = self._ended_early.pop(step.listen_id, None)
+        if early is not None:  # it ended between its acknowledgement and now
+            self._finish(step.listen_id, *early)
         await self._cancel(done.retire)
         for member, notes in done.invalidate.items():  # events may have been lost while no listen was open
             for note in notes:
@@ -137,9 +142,23 @@ class SharedListen:
             ack.set_exception(refused or UpstreamError(f"upstream listen ended before its acknowledgement: {error or resp}"))
             ack.exception()  # mark retrieved
             return
-        reopen = ll.ended(self.state, listen_id)
+        kind = ll.end_kind(resp if error is None else None, listen_id)
+        why = str(error or (resp or {}).get("error") or "the stream closed")
+        if self.state.newest_acked == listen_id and self.state.current != listen_id and listen_id not in self.state.retired:
+            self._ended_early[listen_id] = (kind, why)  # acknowledged, not yet current: ``_open`` reports the end
+            return
+        self._finish(listen_id, kind, why)
+
+    def _finish(self, listen_id: str, kind: str, why: str) -> None:
+        """Listen ``listen_id`` ended after its acknowledgement (``ll.end_kind``): report it, re-listen when needed."""
+        reopen = ll.ended(self.state, listen_id, kind)
+        self.hub.ends[kind] += 1
+        again = "; re-listening" if reopen is not None else ""
+        if kind == ll.COMPLETE:
+            log.info("upstream completed listen %s%s", listen_id, again)
+        else:  # an abrupt drop: changes may have been lost (the members are told when the next listen opens)
+            log.warning("upstream listen %s dropped without its completion (%s)%s", listen_id, why, again)
         if reopen is not None:
-            log.info("upstream listen %s ended (%s); re-listening", listen_id, error or "closed")
             self._relisten = asyncio.create_task(self._reopen(reopen))
 
     async def _reopen(self, step: ll.Reopen | None) -> None:
@@ -170,6 +189,8 @@ class ListenHub:
 
     def __init__(self, budget: ll.ListenBudget, reclaim: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.budget = budget
+        self.ends = {ll.COMPLETE: 0, ll.DROPPED: 0}
+        """How the upstream listens of this front ended after their acknowledgement (``ll.end_kind``)."""
         self.reclaim = reclaim
         """Frees the listen of a group whose sessions all linger (no GET stream, nothing subscribed) when the budget
         is spent; True when one was freed."""

@@ -29,6 +29,10 @@ its section:
 * a listen that ends while members rely on it is re-opened after a backoff (0.5 s doubling to 10 s); events may
   have been missed meanwhile, so each member is told every kind it relies on changed (list_changed) and every URI
   it subscribed was updated (§Graceful Closure: the stream may end at any time);
+* how a listen ended matters (2026-07-28 schema ``SubscriptionsListenResult``, the erratum to §Graceful Closure): its
+  completion result (``resultType: "complete"``, ``_meta`` naming the listen as ``subscriptionId``) is an orderly end;
+  a stream closed without it, an error or a transport failure is an abrupt drop, reported as such. Either way the
+  members still rely on a listen: it is re-opened as above, with the invalidations (the gap may have hidden changes);
 * the last member leaves: the listen is cancelled;
 * a server without ``subscriptions/listen`` (-32601) is remembered: later subscribes get -32601 at once.
 """
@@ -41,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate.eras import META_SUBSCRIPTION_ID
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 
@@ -102,6 +107,10 @@ class ListenState:
     lost: bool = False
     """The listen the members relied on ended by itself: the next one to open must invalidate."""
     backoff: float = BACKOFF_INITIAL
+    completed: int = 0
+    """Listens the server ended with their completion result (orderly)."""
+    dropped: int = 0
+    """Listens that ended without it (abrupt drops)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -260,12 +269,31 @@ class Reopen:
     ended: str
 
 
-def ended(state: ListenState, listen_id: str) -> Reopen | None:
-    """Listen ``listen_id`` ended by itself (upstream closed it, or failed)."""
+COMPLETE, DROPPED = "complete", "dropped"
+
+
+def end_kind(resp: Message | None, listen_id: Any) -> str:
+    """How an acknowledged listen ended: ``COMPLETE`` for its completion result (a result whose ``resultType`` is
+    ``"complete"`` -- absent counts as complete, 2026-07-28 schema ``Result.resultType`` -- and whose
+    ``_meta`` names this listen as ``io.modelcontextprotocol/subscriptionId``); ``DROPPED`` for anything else: no
+    response (the stream closed, the transport failed), an error, or a result that is not this listen's completion."""
+    result = resp.get("result") if isinstance(resp, dict) else None
+    if not isinstance(result, dict) or result.get("resultType", COMPLETE) != COMPLETE:
+        return DROPPED
+    meta = result.get("_meta")
+    return COMPLETE if isinstance(meta, dict) and meta.get(META_SUBSCRIPTION_ID) == listen_id else DROPPED
+
+
+def ended(state: ListenState, listen_id: str, kind: str = DROPPED) -> Reopen | None:
+    """Listen ``listen_id`` ended by itself (``end_kind``): the server completed it, or it dropped."""
     if state.closed or listen_id in state.retired or state.current != listen_id:
         return None
     _retire(state, listen_id)
     state.current, state.newest_acked, state.lost = None, None, True
+    if kind == COMPLETE:
+        state.completed += 1
+    else:
+        state.dropped += 1
     return _next_reopen(state, listen_id) if state.members else None
 
 

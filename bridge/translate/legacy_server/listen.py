@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import META_SUBSCRIPTION_ID
 from mcp_eras.bridge.translate.jsonrpc import Message
 
@@ -78,9 +79,19 @@ def listen_event(notification: Message, listen_id: Any, acked: dict[str, Any]) -
     return {"jsonrpc": "2.0", "method": method, "params": out_params}
 
 
+LISTEN = "subscriptions/listen"
+
+
 def listen_closed_result(listen_id: Any) -> Message:
+    """The completion of a listen its server ends (2026-07-28 schema ``SubscriptionsListenResult``, the spec's
+    erratum to basic/patterns/subscriptions.mdx: the graceful end carries the listen's id as
+    ``io.modelcontextprotocol/subscriptionId``; a stream closed without it is an abrupt drop)."""
     return {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: listen_id}}
 
+
+def listen_completion(listen_id: Any) -> Message:
+    """The JSON-RPC response that ends listen ``listen_id`` gracefully."""
+    return jsonrpc.result_response(listen_id, listen_closed_result(listen_id))
 
 
 
