@@ -5,9 +5,12 @@ A parked call stays live on the instance holding the upstream request; its seale
 names that instance (``mcp_eras.bridge.state``). A retry that lands elsewhere is sent to the owner over its
 internal endpoint (``POST /internal/forward``, authenticated by an HMAC of the body under a key derived
 from the state key) and the owner's notifications and answer stream back as NDJSON. An owner that is
-gone (no live registry record, refused connection, stream cut) is the documented -32602 "lost"
-(2026-07-28 basic/patterns/mrtr.mdx §Request State: invalid state is -32602), never a hang. A store
-that cannot be reached is -32603 naming the store; calls that need no shared state never touch it.
+gone is the documented -32602 "lost" (2026-07-28 basic/patterns/mrtr.mdx §Request State: invalid state is
+-32602), never a hang; gone means no live registry record AND no answer at the address the owner last
+registered (an address book kept from the registry), so a registry emptied by a store fault never makes a live
+owner "gone". A store that cannot be reached is -32603 naming the store; calls that need no shared state never
+touch it. When a heartbeat finds its own record missing (the store restarted empty, or its writes were refused)
+the instance registers again and publishes what it holds (``republishers``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 import httpx
@@ -65,8 +68,12 @@ class ClusterUpstream(Upstream):
         self._http: httpx.AsyncClient | None = None
         self._beat: asyncio.Task[None] | None = None
         self.peers: dict[str, Any] = {}
+        self.known: dict[str, dict[str, Any]] = {}
+        """Address book: the last registry record of every instance seen (bounded, ``fw.MAX_KNOWN_PEERS``)."""
+        self.republishers: list[Callable[[], Awaitable[None]]] = []
+        """What publishes this instance's holdings again to a store that lost them (sessions, task records)."""
         self.store_ok = False
-        self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0, "store_reconnects": 0}
+        self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0, "store_reconnects": 0, "republished": 0}
         self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
         """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.scaleout.wiring``)."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -108,15 +115,21 @@ class ClusterUpstream(Upstream):
 
     async def _heartbeats(self) -> None:
         """Beat every interval; the record lapses after three missed beats. On store errors back off
-        (doubling up to 5 s) and carry on: the redis client reconnects on the next command."""
+        (doubling up to ``fw.MAX_HEARTBEAT_BACKOFF_S``) and carry on: the redis client reconnects on the next
+        command. A beat that finds this instance's record missing, or that follows failed beats, publishes again
+        what this instance holds."""
         interval = self.settings.heartbeat_interval
         backoff = interval
         info = {"url": self.advertise_url, "started_ms": int(time.time() * 1000)}
-        failed = False
+        failed, registered = False, False
         while True:
             try:
-                await self.store.heartbeat(self.instance_id, info, int(interval * 3000))
+                was_there = await self.store.heartbeat(self.instance_id, info, int(interval * 3000))
+                if registered and fw.must_republish(was_there, failed):
+                    await self.republish()
+                registered = True
                 self.peers = await self.store.instances()
+                fw.remember(self.known, self.peers)
                 await self.param_headers.refresh()
                 if not self.store_ok:
                     log.info("instance %s registered in %s", self.instance_id, self.store.name)
@@ -129,6 +142,17 @@ class ClusterUpstream(Upstream):
                 self.forwarded["store_errors"] += 1
                 self.store_ok, backoff, failed = False, fw.heartbeat_backoff(interval, backoff, False), True
             await asyncio.sleep(backoff)
+
+    async def republish(self) -> None:
+        """Publish again what this instance holds (each republisher's own store errors are its own)."""
+        log.info("instance %s publishes its holdings again to %s", self.instance_id, self.store.name)
+        self.forwarded["republished"] += 1
+        for republish in list(self.republishers):
+            try:
+                await republish()
+            except StoreError as exc:
+                self.forwarded["store_errors"] += 1
+                log.warning("holdings not published again: %s", exc)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -174,6 +198,8 @@ class ClusterUpstream(Upstream):
         return result
 
     async def _cached(self, scope: str) -> Message | None:
+        if not self.store_ok:
+            return None  # the store failed its last heartbeat: no wait on it for a cache
         try:
             return await self.store.cache_get("discover", scope)
         except StoreError:
@@ -194,10 +220,20 @@ class ClusterUpstream(Upstream):
         return None if state is None else self.sealer.issuer(state)
 
     async def locate(self, instance: str) -> dict[str, Any] | None:
-        """An instance's registry record: from the last heartbeat's listing when it is there (saves a store
-        read per forwarded request; a dead instance listed there refuses the connection), else the store."""
+        """Where an instance is: the last heartbeat's listing when it is there (saves a store read per forwarded
+        request; a dead instance listed there refuses the connection), else the store, else the address it last
+        registered (a registry emptied by a store fault is no proof that it is gone: a dead one refuses the
+        connection). StoreError only when the store fails and the instance was never seen."""
         record = self.peers.get(instance)
-        return record if record is not None else await self.store.instance(instance)
+        if record is not None:
+            return record
+        try:
+            record = await self.store.instance(instance) if self.store_ok or instance not in self.known else None
+        except StoreError:
+            self.forwarded["store_errors"] += 1
+            if instance not in self.known:
+                raise
+        return record if record is not None else self.known.get(instance)
 
     async def _forward(self, owner: str, request: Message, ctx: CallContext, emit: Emit) -> Message:
         rid = request.get("id")
@@ -210,11 +246,7 @@ class ClusterUpstream(Upstream):
     async def forward(self, owner: str, request: Message, ctx: CallContext, emit: Emit) -> Message | str:
         """Run ``request`` on instance ``owner`` (its notifications go to ``emit``): the owner's answer, or why
         it could not be reached (a str: the owner is gone). StoreError when the registry cannot be read."""
-        try:
-            record = await self.locate(owner)
-        except StoreError:
-            self.forwarded["store_errors"] += 1
-            raise
+        record = await self.locate(owner)
         gone = fw.owner_gone(owner, record)
         if gone is not None:
             self.forwarded["lost"] += 1

@@ -7,9 +7,17 @@ shared store with the idle TTL. A request for a session this instance does not h
 owner's internal endpoint (``/internal/session``, authenticated like ``/internal/forward``) and the
 answer (JSON or SSE) streams back unchanged; so a subscribe POSTed anywhere reaches the GET stream's
 holder, a client's answer to a server->client request reaches the instance that asked, and DELETE
-anywhere ends the session everywhere. When the owner is gone (no registry record, refused connection),
-the first instance to see the session adopts it from the stored facts (one adopter wins, atomically):
-its in-flight requests and unreplayed GET events died with the owner; the session itself continues.
+anywhere ends the session everywhere. When the owner is gone (no registry record and no answer at the
+address it last registered), the first instance to see the session adopts it from the stored facts (one
+adopter wins, atomically): its in-flight requests and unreplayed GET events died with the owner; the session
+itself continues.
+
+Store faults: when the store does not know the session (it restarted empty, or refused the write) or cannot be
+read, the instances are asked directly (a probe each, answered from what they hold, no store read) and the
+one holding the session serves it, so a client's answer to a server->client request still reaches the
+instance that asked. Only when none holds it is the answer a 404 (unknown session) or a 503 naming the store.
+While the store fails its heartbeats, an instance writes nothing of its sessions (no request waits on it) and
+publishes them again when the store returns (``ClusterUpstream.republishers``).
 """
 
 from __future__ import annotations
@@ -35,7 +43,12 @@ from mcp_eras.bridge.sse import sse_event
 from mcp_eras.bridge.store.base import StoreError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import LEGACY
-from mcp_eras.bridge.translate.errors import BAD_REQUEST_STATUS, FORBIDDEN_STATUS, UNAVAILABLE_STATUS
+from mcp_eras.bridge.translate.errors import (
+    BAD_REQUEST_STATUS,
+    FORBIDDEN_STATUS,
+    LEGACY_SESSION_NOT_FOUND_STATUS,
+    UNAVAILABLE_STATUS,
+)
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import session as ls
 
@@ -43,7 +56,11 @@ log = logging.getLogger("mcp_bridge.cluster.sessions")
 
 SESSION_PATH = "/internal/session"
 AT_HEADER = "x-mcp-bridge-at"
-_HOP_HEADERS = {"host", "content-length", "connection", "transfer-encoding", "keep-alive", AUTH_HEADER, AT_HEADER}
+PROBE_HEADER = "x-mcp-bridge-probe"
+"""On a relayed request: answer only from a session held here, else 404 with ``NOT_HERE_HEADER`` (no store read)."""
+NOT_HERE_HEADER = "x-mcp-bridge-not-here"
+_HOP_HEADERS = {"host", "content-length", "connection", "transfer-encoding", "keep-alive", AUTH_HEADER, AT_HEADER,
+                PROBE_HEADER, NOT_HERE_HEADER}
 MAX_STORED_EVENTS = 1000
 """GET-stream events kept per session in the store (and the retention window, ``event_retention``)."""
 _PASS_BACK = ("content-type", "mcp-session-id", "cache-control", "www-authenticate")
@@ -73,10 +90,14 @@ class ClusterLegacyFront:
         self._key = cluster._key
         self._saved: dict[str, dict] = {}
         self._touched: dict[str, float] = {}
-        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0}
+        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0, "probed": 0}
         self._epochs: dict[str, int] = {}
         """Adopted sessions: the first GET-stream sequence this instance used (older ids are the old owner's)."""
         self._writers: dict[str, tuple[asyncio.Queue[tuple[int, Message]], asyncio.Task[None]]] = {}
+        self._saving: set[str] = set()
+        self._resave: set[str] = set()
+        """Sessions whose state is being written, and those changed again meanwhile (``_save_soon``)."""
+        cluster.republishers.append(self.republish)
 
     @property
     def ttl_ms(self) -> int:
@@ -113,8 +134,8 @@ class ClusterLegacyFront:
     async def _local_post(self, request: Request, msg: Message) -> Response:
         resp = await self.inner.handle_post(request, msg)
         sid = request.headers.get("mcp-session-id")
-        if sid and sid in self.inner.sessions:
-            await self._save(sid)
+        if sid and sid in self.inner.sessions and self.cluster.store_ok:
+            self._save_soon(sid)  # (while the store fails, nothing is written: ``republish`` writes it later)
         return resp
 
     async def _local_delete(self, request: Request) -> Response:
@@ -137,14 +158,33 @@ class ClusterLegacyFront:
         state = self._state(sid)
         if state is None:
             return
+        self._keep_events(sid)
+        if not self.cluster.store_ok:
+            log.warning("session %s is served by this instance only until the store returns", sid)
+            return
         snapshot = durable(state)
         try:
             await self.store.create_session(sid, {"machine": snapshot}, self.ttl_ms, owner=self.me)
             self._saved[sid], self._touched[sid] = snapshot, time.monotonic()
-            self._keep_events(sid)
         except StoreError as exc:
             self.cluster.forwarded["store_errors"] += 1
             log.warning("session %s is served by this instance only: %s", sid, exc)
+
+    async def republish(self) -> None:
+        """Publish again the sessions this instance serves (the store lost them, or refused their writes): a
+        missing record is created with this instance as owner; an existing one this instance owns gets its
+        current state. A record another instance owns now is left alone. Raises StoreError (the caller logs)."""
+        for sid in list(self.inner.sessions):
+            state = self._state(sid)
+            if state is None:
+                continue
+            snapshot = durable(state)
+            if not await self.store.create_session(sid, {"machine": snapshot}, self.ttl_ms, owner=self.me):
+                rec = await self.store.session(sid, ttl_ms=self.ttl_ms)
+                if rec is None or rec.get("owner") != self.me:
+                    continue
+                await self.store.set_session_state(sid, "machine", snapshot)
+            self._saved[sid], self._touched[sid] = snapshot, time.monotonic()
 
     # --- the GET stream's events in the store ------------------------------------------------------------
 
@@ -213,6 +253,25 @@ class ClusterLegacyFront:
 
         return StreamingResponse(body(), status_code=live.status_code, headers=dict(live.headers))
 
+    def _save_soon(self, sid: str) -> None:
+        """Save the session's state in the background (no answer waits on the store): one writer per session, a
+        change made while it writes is written after."""
+        if sid in self._saving:
+            self._resave.add(sid)
+            return
+        self._saving.add(sid)
+        self.cluster.spawn(self._saver(sid))
+
+    async def _saver(self, sid: str) -> None:
+        try:
+            while True:
+                self._resave.discard(sid)
+                await self._save(sid)
+                if sid not in self._resave:
+                    return
+        finally:
+            self._saving.discard(sid)
+
     async def _save(self, sid: str) -> None:
         """Write the machine's durable state when it changed (subscribe, setLevel, ...), and push the
         store's idle deadline back at most every quarter of the idle timeout."""
@@ -238,10 +297,21 @@ class ClusterLegacyFront:
         sid = request.headers.get("mcp-session-id")
         if not sid or sid in self.inner.sessions:
             return await local()
+        if not relay and request.headers.get(PROBE_HEADER):
+            return Response(status_code=LEGACY_SESSION_NOT_FOUND_STATUS, headers={NOT_HERE_HEADER: self.me})
+        probed = False
+        if relay and not self.cluster.store_ok:  # the store failed its last heartbeat: ask the instances first
+            probed, found = True, await self._probe(request, sid, body)
+            if found is not None:
+                return found
         try:
             for _ in range(3):  # an adoption race lost re-reads the record (bounded)
                 rec = await self.store.session(sid, ttl_ms=self.ttl_ms)
                 if rec is None:
+                    # Unknown to the store (restarted empty, or the write was refused): its holder may be up.
+                    found = await self._probe(request, sid, body) if relay and not probed else None
+                    if found is not None:
+                        return found
                     break  # unknown everywhere: the 2025 front's own 404
                 owner = rec.get("owner") or ""
                 peer = await self.cluster.locate(owner) if relay and owner and owner != self.me else None
@@ -255,16 +325,37 @@ class ClusterLegacyFront:
                     break
         except StoreError as exc:
             self.cluster.forwarded["store_errors"] += 1
+            found = await self._probe(request, sid, body) if relay and not probed else None
+            if found is not None:
+                return found
             return json_message(jsonrpc.error_response(rid, INTERNAL_ERROR, f"Internal error: {exc}", {"store": exc.store}),
                                 UNAVAILABLE_STATUS)
         return await local()
 
-    async def _relay(self, url: str, request: Request, sid: str, body: bytes) -> Response | None:
-        """Send the request to the owner; None when it cannot be reached (then it is gone)."""
+    async def _probe(self, request: Request, sid: str, body: bytes) -> Response | None:
+        """Ask every other instance this one knows of (the registry, else the addresses last registered), one after
+        the other, to serve the request from a session it holds: the holder's answer, or None when none holds it."""
+        peers = {**self.cluster.known, **self.cluster.peers}
+        for name, record in peers.items():
+            url = record.get("url") if isinstance(record, dict) else None
+            if name == self.me or not isinstance(url, str):
+                continue
+            found = await self._relay(url, request, sid, body, probe=True)
+            if found is not None:
+                self.relayed["probed"] += 1
+                log.info("session %s found on %s by asking it (the store did not say)", sid, name)
+                return found
+        return None
+
+    async def _relay(self, url: str, request: Request, sid: str, body: bytes, probe: bool = False) -> Response | None:
+        """Send the request to the owner; None when it cannot be reached (then it is gone), or with ``probe`` when
+        it does not hold the session."""
         at_ms = str(int(time.time() * 1000))
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
         headers[AT_HEADER] = at_ms
         headers[AUTH_HEADER] = _relay_mac(self._key, request.method, sid, at_ms, body)
+        if probe:
+            headers[PROBE_HEADER] = "1"
         http = self.cluster.http()
         # Deadline between bytes: the owner answers within the request timeout, and SSE streams carry keep-alives.
         quiet = max(self.settings.request_timeout, 4 * self.settings.sse_keepalive) + 5
@@ -274,6 +365,9 @@ class ClusterLegacyFront:
             resp = await http.send(out, stream=True)
         except httpx.HTTPError as exc:
             log.info("owner at %s unreachable: %s", url, exc)
+            return None
+        if probe and NOT_HERE_HEADER in resp.headers:
+            await resp.aclose()
             return None
         self.relayed["out"] += 1
         passed = {k: resp.headers[k] for k in _PASS_BACK if k in resp.headers}

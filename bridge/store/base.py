@@ -143,8 +143,10 @@ class Store(ABC):
     # --- instance registry ---------------------------------------------------------------------------------
 
     @abstractmethod
-    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> None:
-        """Register or refresh ``instance`` (its record lapses ``ttl_ms`` after the last beat)."""
+    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> bool:
+        """Register or refresh ``instance`` (its record lapses ``ttl_ms`` after the last beat). True when its record
+        was there before this beat: False after the record lapsed or the store lost its data (restarted empty), when
+        the instance must publish again what it holds."""
 
     @abstractmethod
     async def instance(self, instance: str) -> Json | None: ...

@@ -181,8 +181,10 @@ class MemoryStore(Store):
 
     # --- registry ------------------------------------------------------------------------------------------
 
-    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> None:
+    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> bool:
+        known = self._get(f"inst:{instance}") is not None
         self._put(f"inst:{instance}", copy.deepcopy(info), ttl_ms)
+        return known
 
     async def instance(self, instance: str) -> Json | None:
         return copy.deepcopy(self._get(f"inst:{instance}"))

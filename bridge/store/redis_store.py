@@ -12,8 +12,9 @@ Keys live under ``<prefix>:`` so several bridge clusters can share one server:
 * pub/sub channel ``ch:<channel>``.
 
 Connection loss: each command is retried with exponential backoff (a few short tries), then fails as
-``StoreError``; the connection pool reconnects on the next command. Nothing is written half-way: multi-key
-writes are transactions or Lua scripts.
+``StoreError``; the connection pool reconnects on the next command. Every command, retries included, answers
+within ``op_budget`` seconds or fails as ``StoreError`` (a frozen server never holds a caller longer).
+Nothing is written half-way: multi-key writes are transactions or Lua scripts.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ class _RedisSubscription(Subscription):
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            msg = await self.store._guard(self.pubsub.get_message(ignore_subscribe_messages=True, timeout=left))
+            budget = None if left is None else left + self.store.op_budget
+            msg = await self.store._guard(self.pubsub.get_message(ignore_subscribe_messages=True, timeout=left), budget)
             if msg is not None and msg.get("type") == "message":
                 return orjson.loads(msg["data"])
             if deadline is not None and time.monotonic() >= deadline:
@@ -138,8 +140,9 @@ class _RedisSubscription(Subscription):
 class RedisStore(Store):
     shared = True
 
-    def __init__(self, url: str, prefix: str = "mcp-bridge", *, op_timeout: float = 2.0) -> None:
+    def __init__(self, url: str, prefix: str = "mcp-bridge", *, op_timeout: float = 2.0, op_budget: float = 2.5) -> None:
         self.url = url
+        self.op_budget = op_budget
         self.name = _public_name(url)
         self.prefix = prefix
         retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3)
@@ -155,9 +158,15 @@ class RedisStore(Store):
     def _k(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
 
-    async def _guard(self, op: Awaitable[T]) -> T:
+    async def _guard(self, op: Awaitable[T], budget: float | None = -1.0) -> T:
+        """Run one store operation within ``budget`` seconds (default ``op_budget``; None: no bound beyond the
+        operation's own), its failures as ``StoreError``."""
+        limit = self.op_budget if budget is not None and budget < 0 else budget
         try:
-            return await op
+            async with asyncio.timeout(limit):
+                return await op
+        except TimeoutError as exc:  # (before OSError, which it is a kind of)
+            raise StoreError(self.name, f"no answer within {limit:g}s") from exc
         except (RedisError, OSError) as exc:
             raise StoreError(self.name, f"{exc.__class__.__name__}: {exc}") from exc
 
@@ -270,14 +279,15 @@ class RedisStore(Store):
 
     # --- registry ------------------------------------------------------------------------------------------
 
-    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> None:
-        async def beat() -> None:
+    async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> bool:
+        async def beat() -> bool:
             async with self.client.pipeline(transaction=True) as pipe:
-                pipe.set(self._k("inst", instance), _dumps(info), px=max(1, ttl_ms))
+                pipe.set(self._k("inst", instance), _dumps(info), px=max(1, ttl_ms), get=True)
                 pipe.sadd(self._k("instances"), instance)
-                await pipe.execute()
+                before, _ = await pipe.execute()
+            return before is not None
 
-        await self._guard(beat())
+        return await self._guard(beat())
 
     async def instance(self, instance: str) -> Json | None:
         value = await self._guard(self.client.get(self._k("inst", instance)))
@@ -320,7 +330,7 @@ class RedisStore(Store):
 
         try:
             async with asyncio.timeout(timeout):
-                allowed, retry = await self._guard(run())
+                allowed, retry = await self._guard(run(), None)
         except TimeoutError as exc:
             raise StoreError(self.name, f"no answer within {timeout:g}s") from exc
         return bool(int(allowed)), float(_text(retry))

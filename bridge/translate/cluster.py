@@ -30,7 +30,12 @@ FORWARD_SKEW_MS = 30_000
 """A forwarded body older (or newer) than this is refused (replay window)."""
 FORWARD_OVERHEAD_BYTES = 65536
 """What a forwarded body may hold beyond the largest request body a front accepts (the envelope)."""
-MAX_HEARTBEAT_BACKOFF_S = 5.0
+MAX_HEARTBEAT_BACKOFF_S = 2.0
+"""The longest wait between two heartbeats while the store fails: a store that returns is seen (and this instance
+registered and its holdings published again) within about this long."""
+MAX_KNOWN_PEERS = 256
+"""Instances whose last registry record an instance remembers (the address book used while the registry lacks
+them: after a store restart or while its writes are refused)."""
 
 
 def forward_key(state_key: bytes) -> bytes:
@@ -72,6 +77,24 @@ def owner_gone(owner: str, record: Any) -> str | None:
     if record is None or not isinstance(record.get("url"), str):
         return f"bridge instance {owner} is gone"
     return None
+
+
+def remember(known: dict[str, dict[str, Any]], listed: dict[str, Any], cap: int = MAX_KNOWN_PEERS) -> None:
+    """Merge the registry ``listed`` into the address book ``known`` (in place): the newest record of each instance
+    with a URL wins; beyond ``cap`` the ones heard of least recently are let go."""
+    for name, record in listed.items():
+        if isinstance(record, dict) and isinstance(record.get("url"), str):
+            known.pop(name, None)
+            known[name] = record
+    while len(known) > cap:
+        known.pop(next(iter(known)))
+
+
+def must_republish(record_was_there: bool, failed_before: bool) -> bool:
+    """Whether a heartbeat calls for publishing again what this instance holds (its sessions, task records): its
+    registry record was missing (lapsed, or the store restarted empty) or the beats before it failed (writes made
+    meanwhile were refused)."""
+    return not record_was_there or failed_before
 
 
 def refused(owner: str, status: int) -> str:

@@ -102,8 +102,13 @@ async def test_store_down_is_32603_naming_it(nodes: dict[str, Node]) -> None:
     nodes["b"].cluster.peers = {"a": {"url": "http://a"}}
     answer = await nodes["b"].cluster.call(retry(sealed_by("a")), CallContext(), _drop)
     assert answer["result"]["content"][0]["text"] == "progress"
-    # ... one it has not seen needs the store: -32603 naming it.
+    # ... and so is one missing from the listing, at the address it last registered (a registry emptied by a store
+    # fault is no proof that it is gone) ...
     nodes["b"].cluster.peers = {}
+    answer = await nodes["b"].cluster.call(retry(sealed_by("a")), CallContext(), _drop)
+    assert answer["result"]["content"][0]["text"] == "progress"
+    # ... one it has never seen needs the store: -32603 naming it.
+    nodes["b"].cluster.known = {}
     answer = await nodes["b"].cluster.call(retry(sealed_by("a")), CallContext(), _drop)
     assert answer["error"]["code"] == -32603 and "redis://db:6379/0" in answer["error"]["message"]
     # Local calls do not need the store.
@@ -201,7 +206,7 @@ async def test_metrics_count_forwards_failures_and_store_errors(nodes: dict[str,
         raise StoreError("redis://db:6379/0", "ConnectionError: refused")
 
     b.store.instance = down  # type: ignore[method-assign]
-    b.peers = {}
+    b.peers, b.known = {}, {}
     await b.call(retry(sealed_by("a")), CallContext(), _drop)  # the registry cannot be read
     samples = parse_text((await observer.metrics_endpoint(None)).body.decode())  # type: ignore[arg-type]
     got = {name.removeprefix("mcp_bridge_cluster_"): value for name, rows in samples.items() if "cluster" in name

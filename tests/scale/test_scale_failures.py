@@ -102,6 +102,10 @@ def test_store_down_parked_calls_still_complete(legacy_upstream: list[str]) -> N
     with scale_peers.redis_process() as (store_url, redis), scale_peers.cluster(store_url, legacy_upstream, 2) as c:
         a, b = c.instances
         key, token = first_round(a.url)
+        deadline = time.monotonic() + 120  # (a hang guard) b must have heard of a before the store goes
+        while "bridge-0" not in httpx.get(f"http://127.0.0.1:{b.port}/healthz", timeout=10).json()["upstream"]["cluster"]["instances"]:
+            assert time.monotonic() < deadline, "b never listed a"
+            time.sleep(0.1)
         redis.kill()
         redis.wait()
         # The owner needs no store to continue its own parked call ...

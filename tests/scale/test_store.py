@@ -128,6 +128,14 @@ async def test_registry(store: Store) -> None:
     assert await store.instance("bridge-0") is None
 
 
+async def test_heartbeat_says_whether_the_record_was_there(store: Store) -> None:
+    # (False: registered anew, after the record lapsed or the store lost it; the instance then republishes)
+    assert await store.heartbeat("bridge-0", {"url": "http://127.0.0.1:1/"}, 60_000) is False
+    assert await store.heartbeat("bridge-0", {"url": "http://127.0.0.1:1/"}, 60_000) is True
+    await store.forget_instance("bridge-0")
+    assert await store.heartbeat("bridge-0", {"url": "http://127.0.0.1:1/"}, 60_000) is False
+
+
 async def test_pubsub_in_order(store: Store) -> None:
     sub = await store.subscribe("sessions")
     other = await store.subscribe("elsewhere")

@@ -122,12 +122,28 @@ def test_a_discover_result_is_shared_for_its_ttl_in_its_scope() -> None:
         assert fw.discover_cache({"ttlMs": ttl, "cacheScope": "public"}, scopes) is None
 
 
-def test_heartbeats_back_off_doubling_up_to_five_seconds() -> None:
-    waits = [0.5]
-    for _ in range(6):
-        waits.append(fw.heartbeat_backoff(0.5, waits[-1], False))
-    assert waits == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0]
-    assert fw.heartbeat_backoff(0.5, 5.0, True) == 0.5
+def test_heartbeats_back_off_doubling_up_to_two_seconds() -> None:
+    # (a store that returns is seen within about two seconds: the instance re-registers and republishes)
+    waits = [0.25]
+    for _ in range(5):
+        waits.append(fw.heartbeat_backoff(0.25, waits[-1], False))
+    assert waits == [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
+    assert fw.heartbeat_backoff(0.25, 2.0, True) == 0.25
+
+
+def test_address_book_keeps_the_newest_record_and_is_bounded() -> None:
+    known: dict = {}
+    fw.remember(known, {"a": {"url": "http://a:1"}, "b": {"url": "http://b"}, "x": {"no": "url"}})
+    fw.remember(known, {"a": {"url": "http://a:2"}})  # a listing without b does not forget b
+    assert known == {"b": {"url": "http://b"}, "a": {"url": "http://a:2"}}
+    fw.remember(known, {f"n{i}": {"url": f"http://n{i}"} for i in range(3)}, cap=3)
+    assert list(known) == ["n0", "n1", "n2"]  # the least recently heard of went first
+
+
+def test_republish_when_the_record_was_missing_or_after_failed_beats() -> None:
+    assert fw.must_republish(record_was_there=False, failed_before=False)  # restarted empty, or lapsed
+    assert fw.must_republish(record_was_there=True, failed_before=True)  # writes were refused meanwhile
+    assert not fw.must_republish(record_was_there=True, failed_before=False)
 
 
 def test_the_counters_are_named_for_metrics_and_summed_over_task_routers() -> None:
