@@ -1,13 +1,19 @@
-"""Scale-out cost (#11): throughput of 1 vs 3 bridge instances behind HAProxy, and the added p50 of the
-Redis hop.
+"""Scale-out cost (#11, #33 acceptance 6): throughput of the upstream alone, of 1 and of 3 bridge instances behind
+HAProxy, and the added p50 of the Redis hop.
 
-    .venv/bin/python bench/scale_bench.py [--requests 3000] [--concurrency 32] [--hop-requests 500] [--json]
+    .venv/bin/python bench/scale_bench.py [--requests 3000] [--concurrency 32] [--load-procs 1]
+                                          [--upstream fast|sdk] [--upstream-workers N] [--hop-requests 500] [--json]
 
-Upstream: samples/modern/everything_server.py on Streamable HTTP (one process for every variant).
-Throughput legs (plain 2026-07-28 ``tools/call add``, ``--concurrency`` clients, through HAProxy
-round-robin): one instance with the in-memory store; one instance with the Redis store; three
-instances with the Redis store. Plain calls never touch the store, so the first two should match; the
-third shows what a second and third process buy on this machine (on 2 shared cores: little).
+Upstream: ``fast`` (default) is bench/fast_upstream.py, a 2026-07-28 server in plain asyncio with
+``--upstream-workers`` processes on one port (default: one per core), so that it is not what limits the bridge;
+``sdk`` is samples/modern/everything_server.py (the mcp SDK, one process). The first leg loads the upstream
+straight (no bridge, no HAProxy): its ceiling with this load generator, the bound on every other leg.
+Throughput legs (plain 2026-07-28 ``tools/call add``, ``--concurrency`` clients spread over ``--load-procs``
+processes, through HAProxy round-robin): one instance with the in-memory store; one instance with the Redis
+store; three instances with the Redis store. Plain calls never touch the store, so the two single-instance legs
+should match; "3 vs 1" is what a second and third process buy. On a host with cores to spare for the upstream,
+the load generator and HAProxy, N instances should approach N times one instance until the upstream's ceiling;
+on a machine with 2 shared cores every process competes for the same cores and the ratio says little.
 Redis hop: a 2025-11-25 session opened on instance A; sequential ``tools/call add`` sent to A itself
 (local) and to instance B (B reads the session record and A's registry entry from Redis and relays the
 request to A); the difference of the p50s is the per-call cost of the hop, next to the p50 of one
@@ -19,9 +25,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -46,7 +54,8 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def load(url: str, requests: int, concurrency: int) -> dict[str, float]:
+async def _timed_load(url: str, requests: int, concurrency: int) -> tuple[list[float], float, float]:
+    """Latencies of ``requests`` calls over ``concurrency`` connections, and the wall-clock start and end."""
     latencies: list[float] = []
     counter = iter(range(requests))
 
@@ -61,10 +70,26 @@ async def load(url: str, requests: int, concurrency: int) -> dict[str, float]:
     async with httpx.AsyncClient(timeout=60) as http:  # warm-up
         for rid in range(50):
             await http.post(url, json={**ADD, "id": rid}, headers=HEADERS)
-    started = time.perf_counter()
+    started = time.time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    wall = time.perf_counter() - started
-    return {"req_s": round(requests / wall, 1), "p50_ms": round(pct(latencies, 0.5) * 1000, 2),
+    return latencies, started, time.time()
+
+
+def _load_proc(url: str, requests: int, concurrency: int) -> tuple[list[float], float, float]:
+    return asyncio.run(_timed_load(url, requests, concurrency))
+
+
+def load(url: str, requests: int, concurrency: int, procs: int = 1) -> dict[str, float]:
+    """Throughput and latency of the load split over ``procs`` client processes (one: in this process)."""
+    if procs <= 1:
+        runs = [_load_proc(url, requests, concurrency)]
+    else:
+        with ProcessPoolExecutor(procs) as pool:
+            runs = list(pool.map(_load_proc, [url] * procs, [requests // procs] * procs,
+                                 [max(1, concurrency // procs)] * procs))
+    latencies = [x for run in runs for x in run[0]]
+    wall = max(run[2] for run in runs) - min(run[1] for run in runs)
+    return {"req_s": round(len(latencies) / wall, 1), "p50_ms": round(pct(latencies, 0.5) * 1000, 2),
             "p99_ms": round(pct(latencies, 0.99) * 1000, 2)}
 
 
@@ -96,27 +121,42 @@ async def store_read_p50(url: str, n: int = 1000) -> float:
     return round(statistics.median(samples) * 1000, 3)
 
 
+def upstream_cmd(kind: str, port: int, workers: int) -> list[str]:
+    if kind == "sdk":
+        return [peers.MODERN_PYTHON, str(peers.SAMPLES / "modern" / "everything_server.py"), "http", "--port", str(port)]
+    return [peers.MODERN_PYTHON, str(ROOT / "bench" / "fast_upstream.py"), "--port", str(port), "--workers", str(workers)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--load-procs", type=int, default=1, help="client processes sharing the load")
+    parser.add_argument("--upstream", choices=("fast", "sdk"), default="fast")
+    parser.add_argument("--upstream-workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--hop-requests", type=int, default=500)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    out: dict[str, object] = {}
+    out: dict[str, object] = {"host": {"cores": os.cpu_count(), "upstream": args.upstream,
+                                       "upstream_workers": args.upstream_workers if args.upstream == "fast" else 1,
+                                       "load_procs": args.load_procs, "concurrency": args.concurrency}}
     port = peers.free_port()
-    server = [peers.MODERN_PYTHON, str(peers.SAMPLES / "modern" / "everything_server.py"), "http", "--port", str(port)]
-    upstream = ["--upstream", f"http://127.0.0.1:{port}/mcp", "--upstream-era", "2026-07-28"]
+    upstream_url = f"http://127.0.0.1:{port}/mcp"
+    upstream = ["--upstream", upstream_url, "--upstream-era", "2026-07-28"]
     with ExitStack() as stack:
-        stack.enter_context(peers.running(server, port))
+        stack.enter_context(peers.running(upstream_cmd(args.upstream, port, args.upstream_workers), port))
+        out["upstream alone (no bridge)"] = load(upstream_url, args.requests, args.concurrency, args.load_procs)
         redis_url = stack.enter_context(scale_peers.redis_server())
         for label, store, n in (("1 instance, memory", "memory", 1), ("1 instance, redis", redis_url, 1),
                                 ("3 instances, redis", redis_url, 3)):
             with scale_peers.cluster(store, upstream, n) as c:
-                out[label] = asyncio.run(load(c.url, args.requests, args.concurrency))
-                if n == 3:
+                out[label] = load(c.url, args.requests, args.concurrency, args.load_procs)
+                if n == 3 and args.hop_requests:
                     out["redis hop (2025 session, sequential)"] = hop(c, args.hop_requests)
         out["one store read p50 ms"] = asyncio.run(store_read_p50(redis_url))
+    one, three, alone = (out[k]["req_s"] for k in ("1 instance, redis", "3 instances, redis", "upstream alone (no bridge)"))  # type: ignore[index]
+    out["ratios"] = {"3 vs 1 instance": round(three / one, 2), "1 instance vs upstream alone": round(one / alone, 2),
+                     "3 instances vs upstream alone": round(three / alone, 2)}
     if args.json:
         print(json.dumps(out, indent=2))
         return
