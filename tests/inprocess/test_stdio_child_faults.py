@@ -3,7 +3,7 @@
 - A child that writes requests without reading its stdin never wedges the bridge's reader of its stdout (the
   answers to its requests are buffered, bounded); a caller's send past the bound fails, named, after ``send_wait``.
 - A child that dies before answering the era probe is reported at once with its exit status and stderr, not
-  classed from its silence.
+  classed from its silence; one that dies on a session's ``initialize`` answers every caller waiting on it at once.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from handoffs import tools_call
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import UpstreamError
+from mcp_eras.bridge.core import CallContext, UpstreamError, discard
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.upstream import process
-from mcp_eras.bridge.upstream.factory import Target, probe_stdio
+from mcp_eras.bridge.upstream.factory import Target, legacy_upstream, probe_stdio
 from mcp_eras.bridge.upstream.process import ChildProcess
 
 pytestmark = pytest.mark.anyio
@@ -85,3 +86,18 @@ async def test_a_child_dying_on_initialize_is_reported_by_the_probe_with_its_std
     with pytest.raises(UpstreamError) as caught:
         await asyncio.wait_for(probe_stdio(target, Settings(probe_timeout=30, probe_start_timeout=60)), 60)
     assert "exited with status 4" in str(caught.value) and "out of licences" in str(caught.value)
+
+
+async def test_callers_of_a_session_whose_server_dies_on_initialize_all_get_its_exit_at_once() -> None:
+    """They waited on one handshake: its failure (exit status, last stderr lines) answers them all, instead of each
+    starting a handshake of its own on the respawned child and waiting for it in turn."""
+    target = Target(command=[sys.executable, str(FAULTY), "die-on-init"], name="dier")
+    up = legacy_upstream(target, Settings(request_timeout=120, connect_timeout=30))
+    await up.start()
+    try:
+        answers = await asyncio.wait_for(asyncio.gather(*(up.call(tools_call(i), CallContext(), discard) for i in range(4))), 60)
+    finally:
+        await up.aclose()
+    for answer in answers:
+        assert "exited with status 4" in answer["error"]["message"], answer
+        assert "out of licences" in answer["error"]["message"], answer
