@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +131,7 @@ def canary_command(name: str, weight: float, url: str | None, config_path: str |
         return 2, f"mcp-bridge: {exc}"
     except httpx.HTTPError as exc:
         return 1, f"mcp-bridge: cannot reach the fleet: {exc}"
-    if status != 200 or not body.get("ok"):
+    if status != HTTPStatus.OK or not body.get("ok"):
         return 1, f"mcp-bridge: canary change refused ({status}): {body.get('error')}"
     return 0, json.dumps(body, indent=2)
 

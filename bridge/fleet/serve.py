@@ -3,9 +3,11 @@
 Routes::
 
     /servers/<name>/mcp       the server's endpoint, for 2026-07-28 and 2025-11-25 clients
-    /servers/<name>/healthz   that server's state
-    /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then)
-    /readyz                   200 once the config is loaded and every server made its first start attempt
+    /servers/<name>/healthz   that server's state (503 with a reason while it is down or without its store)
+    /healthz                  every server's state (200 even when some are down: the bridge is up; ?strict=1: 503 then,
+                              status "degraded"; store_down: servers whose shared store does not answer)
+    /readyz                   200 once the config is loaded, every server made its first start attempt and every
+                              scaled-out server reaches its store
     /metrics                  Prometheus text format
     /admin/reload             POST: re-read the config (as SIGHUP does)
     /admin/canary             POST {"server": NAME, "weight": W}: set a canary's weight
@@ -259,6 +261,8 @@ class Router:
         return {"ok": True, **changes}
 
     def _close_later(self, entry: Entry) -> None:
+        entry.front.drain()  # a removed server's listens end with their completion, not with the upstream's close
+
         async def close() -> None:
             if entry.cluster is not None:
                 await entry.cluster.close_cluster()
@@ -353,7 +357,7 @@ class Router:
         "Step-Up Authorization Flow"). A 2025 session keeps the named error on an ordinary answer."""
         auth = self.config.auth if self.config is not None else None
         body = getattr(response, "body", None)
-        if (auth is None or response.status_code != 200 or not isinstance(body, bytes) or b"insufficient_scope" not in body
+        if (auth is None or response.status_code != HTTPStatus.OK or not isinstance(body, bytes) or b"insufficient_scope" not in body
                 or request.headers.get("mcp-protocol-version") != eras.MODERN):
             return response
         with contextlib.suppress(ValueError):

@@ -84,3 +84,28 @@ def test_a_stopping_bridge_completes_every_listen(bridge: tuple[subprocess.Popen
                     "result": {"resultType": "complete", "_meta": {"io.modelcontextprotocol/subscriptionId": "L1"}}}
     proc.wait(60)
     assert "timeout graceful shutdown exceeded" not in stderr.read_text()
+
+
+@pytest.mark.legacy_peer
+def test_a_server_removed_by_a_reload_completes_its_listens(tmp_path: Path) -> None:
+    """Fleet mode: ``one`` leaves the config (SIGHUP reload) while a listen is open on it: the listen ends with its
+    completion (before: the upstream's close reached the client as an error)."""
+    port = peers.free_port()
+    modern = UPSTREAMS["2026 upstream"]()
+    cmd = fleet_cmd(tmp_path, port, modern)
+    config = tmp_path / "fleet.toml"
+    with peers.running(cmd, port) as proc:
+        frames = []
+        body = {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+                "params": {"_meta": META, "notifications": {"toolsListChanged": True}}}
+        url = f"http://127.0.0.1:{port}/servers/one/mcp"
+        with httpx.stream("POST", url, json=body, headers=HEADERS, timeout=httpx.Timeout(120, connect=60)) as resp:
+            for line in resp.iter_lines():
+                if line.startswith("data:"):
+                    frames.append(json.loads(line[5:]))
+                    if len(frames) == 1:
+                        config.write_text(f"[servers.two]\ncommand = {json.dumps(modern[0])}\nargs = {json.dumps(modern[1:])}\n")
+                        proc.send_signal(signal.SIGHUP)
+        (done,) = frames[1:]
+        spec.modern("SubscriptionsListenResultResponse", done)
+        assert done["result"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 9}
