@@ -66,7 +66,14 @@ WHY = {
     "clash": "`{names}` already names something else here; import the SDK's under another name and ask through {how}",
 }
 REVIEW = "the input requests now run in resolvers before the body, so {}: check that this is right"
-SITES = {"elicit", "create_message", "list_roots"}
+SITES = {"elicit", "create_message", "list_roots", "elicit_url", "elicit_form"}
+# requests with no resolver form: always a marker (the method as `_method` names it -> why)
+NO_RESOLVER = {
+    "elicit_url": ("resolvers ask form questions only; on 2026 connections return an InputRequiredResult whose request "
+                   "is a URL-mode ElicitRequest (check `ctx.protocol_version`) and keep this call for 2025 ones"),
+    "session_elicit": ("it sends a raw JSON schema; ask through a resolver (`Annotated[T, Resolve(fn)]`, `fn` "
+                       "returning `Elicit(message, Model)` from mcp.server.mcpserver) with a pydantic model of it"),
+}
 
 
 @dataclass
@@ -116,7 +123,7 @@ class Rule(CallDetector):
         "parameter (`--modernize`)",
         "server-initiated-sampling-elicitation-and-roots-raise-nobackchannelerror",
     )
-    TRIGGERS = ("elicit", "create_message", "list_roots")
+    TRIGGERS = ("elicit", "create_message", "list_roots")  # `elicit` also finds elicit_url and elicit_form
     RECEIVERS = CONTEXT_CLASS | SERVER_CLASS
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -162,20 +169,22 @@ class Rule(CallDetector):
         return None
 
     def _method(self, node: cst.Call) -> str | None:
-        """``elicit`` on a Context, ``create_message``/``list_roots`` on its ``.session`` (or
-        ``.request_context.session``); None for any other call."""
+        """``elicit``/``elicit_url`` on a Context, ``create_message``/``list_roots``/``session_elicit`` (its
+        ``elicit``/``elicit_form``) on its ``.session`` (or ``.request_context.session``); None for any other call."""
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in SITES:
             return None
-        receiver = func.value
-        if func.attr.value != "elicit":
-            if not (isinstance(receiver, cst.Attribute) and receiver.attr.value == "session"):
-                return None
+        receiver, method = func.value, func.attr.value
+        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "session":
             receiver = receiver.value
             if isinstance(receiver, cst.Attribute) and receiver.attr.value == "request_context":
                 receiver = receiver.value
+            if method in ("elicit", "elicit_form"):
+                method = "session_elicit"
+        elif method not in ("elicit", "elicit_url"):
+            return None
         if isinstance(receiver, cst.Name) and any(receiver.value in frame.contexts for frame in self.frames):
-            return func.attr.value
+            return method
         return None
 
     def _statement_of(self) -> tuple[cst.Await, cst.BaseSmallStatement, cst.SimpleStatementLine, int] | None:
@@ -268,6 +277,8 @@ class Rule(CallDetector):
         return missing
 
     def _why_not(self, method: str, call: cst.Call, frame: Frame | None) -> Placement | str:
+        if method in NO_RESOLVER:
+            return NO_RESOLVER[method]
         marker = KINDS[method][0]
         how = HOW.format(marker=marker)
         if frame is None or frame.handler != "tool":

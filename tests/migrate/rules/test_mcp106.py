@@ -249,7 +249,14 @@ CASES: list[Case] = [
 
         async def helper(ctx: Context) -> object:
             return await ctx.elicit("Sure?", Ok)
-        ''', None, {"manual"}, 5),
+
+
+        @mcp.tool()
+        async def other_forms(ctx: Context) -> str:
+            url = await ctx.elicit_url("Sign in", "https://example.com", elicitation_id="1")
+            raw = await ctx.session.elicit("Name?", {"type": "object"})
+            return url.action + raw.action
+        ''', None, {"manual"}, 7),
 ]
 
 NEGATIVE: list[str] = [
