@@ -2,7 +2,9 @@
 ``Client(server, mode="legacy", ...)`` (in-process client over the v1 initialize handshake).
 
 The import is rewritten (alias kept) and each call gets ``mode="legacy"``. Results read through
-the client are v2 models (snake_case fields), hence the review marker on each call.
+the client are v2 models (snake_case fields), hence the review marker on each call. A file that also
+uses the helper other than by calling it (``factory = create_connected_server_and_client_session``)
+is left as written and every use is marked: renaming the import would leave that reference unbound.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from mcp_eras.migrate.model import Kind, RuleMeta, Safety
+from mcp_eras.migrate.rules._lib.walk import walk
 from mcp_eras.migrate.rules.base import RuleTransformer, dotted
 
 OLD = "mcp.shared.memory.create_connected_server_and_client_session"
@@ -25,6 +28,29 @@ class Rule(RuleTransformer):
         "create_connected_server_and_client_session-removed",
     )
     TRIGGERS = ("create_connected_server_and_client_session",)
+    UNBOUND = ("v2 has no `create_connected_server_and_client_session`: this file also uses it other than "
+               "by calling it, so nothing was rewritten; use `mcp.Client(server, mode=\"legacy\")`")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.bare: set[int] = set()  # ids of the names that use the helper other than by calling it
+
+    def visit_Module(self, node: cst.Module) -> None:
+        name = OLD.rsplit(".", 1)[1]
+        skip = set()
+        for current in walk(node):
+            if isinstance(current, cst.Call):
+                skip.add(id(current.func))
+            elif isinstance(current, cst.ImportFrom | cst.Import | cst.Attribute):
+                skip.update(id(n) for n in walk(current) if n is not current or isinstance(current, cst.Attribute))
+                if isinstance(current, cst.Attribute):
+                    skip.discard(id(current.value))
+            elif isinstance(current, cst.Name) and current.value == name and id(current) not in skip:
+                self.bare.add(id(current))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self.bare and self.resolves_to(node, {OLD}):
+            self.report(node, self.UNBOUND, fixed=False)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
@@ -34,7 +60,7 @@ class Rule(RuleTransformer):
             return updated_node
         names = list(updated_node.names)
         ours = [a for a in names if dotted(a.name) == OLD.rsplit(".", 1)[1]]
-        if not ours or len(ours) != len(names) or not self.can_fix:
+        if not ours or len(ours) != len(names) or not self.can_fix or self.bare:
             if ours:
                 self.report(original_node, "import `Client` from `mcp` instead", fixed=False)
             return updated_node
@@ -45,6 +71,9 @@ class Rule(RuleTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if not self.resolves_to(original_node.func, {OLD}) or not self.can_fix:
+            return updated_node
+        if self.bare:
+            self.report(original_node, self.UNBOUND, fixed=False)
             return updated_node
         if any(a.keyword and a.keyword.value == "mode" for a in updated_node.args):
             return updated_node

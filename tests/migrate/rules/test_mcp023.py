@@ -17,6 +17,14 @@ CASES: list[Case] = [
             async with Client(server, mode="legacy") as client:
                 await client.list_tools()
         """, {"fixed", "review"}, 1),
+    # a reference that is not a call (mcp-proxy 0.11.0's tests): renaming the import would unbind it
+    Case("MCP023", """
+        from mcp.shared.memory import create_connected_server_and_client_session
+        in_memory = create_connected_server_and_client_session
+        async def go(server):
+            async with create_connected_server_and_client_session(server) as s:
+                return s
+        """, None, {"manual"}, 3),
 ]
 
 NEGATIVE: list[str] = [
