@@ -12,16 +12,20 @@ Anywhere else the site is reported (thread the handler's ``ctx`` through by hand
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from mcp_eras.migrate.model import Kind, RuleMeta, Safety
 from mcp_eras.migrate.rules._lib.imports import drop_unused
 from mcp_eras.migrate.rules._lib.lowlevel import LowlevelTracking
 from mcp_eras.migrate.rules._lib.walk import walk
+from mcp_eras.migrate.rules.base import dotted
 from mcp_eras.migrate.rules.lowlevel_adapter import ADAPTER_MARK
 
 VARIABLES = frozenset({"mcp.server.lowlevel.request_ctx", "mcp.server.lowlevel.server.request_ctx"})
 GETTERS = frozenset(f"{v}.get" for v in VARIABLES)
+SETTERS = frozenset(f"{v}.{m}" for v in VARIABLES for m in ("set", "reset"))
 
 
 class Rule(LowlevelTracking):
@@ -59,6 +63,16 @@ class Rule(LowlevelTracking):
                     current.value, cst.Name) and current.value.value in self.servers:
                 self.adapted = True
 
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        """The import itself fails under v2 (``ImportError``): marked unless every use is a ``get()`` this
+        run rewrites (then the import goes with them)."""
+        if dotted(node.module) in ("mcp.server.lowlevel", "mcp.server.lowlevel.server") and not isinstance(
+                node.names, cst.ImportStar) and any(dotted(a.name) == "request_ctx" for a in node.names):
+            if not self.adapted or re.search(r"\brequest_ctx\s*\.\s*(set|reset)\b", self.ctx.code):
+                self.report(node, "request_ctx is gone in v2 (this import raises ImportError): use the ctx your "
+                                  "v2 handler receives", fixed=False)
+        return False
+
     def visit_Assign(self, node: cst.Assign) -> None:
         return None  # the servers were found in visit_Module
 
@@ -66,6 +80,9 @@ class Rule(LowlevelTracking):
         return None
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self.resolves_to(original_node.func, SETTERS):
+            self.report(original_node, self.MESSAGE, fixed=False)
+            return updated_node
         if not self.resolves_to(original_node.func, GETTERS):
             return updated_node
         if not self.adapted or original_node.args:

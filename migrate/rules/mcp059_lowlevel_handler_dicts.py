@@ -90,6 +90,15 @@ class Rule(CallDetector):
         return updated_node.with_changes(
             left=call, comparisons=[cst.ComparisonTarget(operator=operator, comparator=cst.Name("None"))])
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """``anything.request_handlers[types.CallToolRequest]``: keyed by an SDK request class, the dict is
+        the lowlevel server's even when the receiver's type is not proven."""
+        value = node.value
+        if (isinstance(value, cst.Attribute) and value.attr.value in GETTER and self._dict(value) is None
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+                and self._method(node.slice[0].slice.value)):
+            self.report(node, self.MESSAGE, fixed=False)
+
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
         if self._dict(original_node) is not None and id(original_node) not in self.rewritten:
             self.report(original_node, self.MESSAGE, fixed=False)

@@ -27,7 +27,7 @@ def test_inside_adapted_handlers_the_read_goes_through_the_adapter() -> None:
 
 def test_without_the_adapter_the_site_is_reported() -> None:
     new, findings = migrate_source(ADAPTED, "MCP021")  # MCP007 not selected: no adapter in this file
-    assert "request_ctx.get().session" in new and new.count("# TODO(mcp-migrate MCP021)") == 1
+    assert "request_ctx.get().session" in new and new.count("# TODO(mcp-migrate MCP021)") == 2  # and the import
     assert {f.status for f in findings} == {"manual"}
     source = "from mcp.server.lowlevel.server import request_ctx\nctx = request_ctx.get()\n"
     new, findings = migrate_source(source, "MCP007", "MCP021")  # no lowlevel handlers: nothing sets it
@@ -44,3 +44,12 @@ def test_negative() -> None:
 def test_a_helper_module_called_from_adapted_handlers() -> None:
     source = "from mcp.server.lowlevel.server import request_ctx\ndef session():\n    return request_ctx.get().session\n"
     assert "# TODO(mcp-migrate MCP021)" not in migrate_source(source, "MCP007", "MCP021")[0]
+
+
+def test_a_local_import_set_and_reset_are_reported() -> None:
+    """fastapi-mcp 0.4.0's tests: each of these raises under v2 (the import with ImportError)."""
+    source = ("async def test_call(context):\n    from mcp.server.lowlevel.server import request_ctx\n"
+              "    token = request_ctx.set(context)\n    request_ctx.reset(token)\n")
+    new, findings = migrate_source(source, "MCP007", "MCP021")
+    assert new.count("# TODO(mcp-migrate MCP021)") == 3 and {f.status for f in findings} == {"manual"}
+    assert_idempotent(source, "MCP007", "MCP021")

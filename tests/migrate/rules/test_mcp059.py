@@ -31,6 +31,15 @@ def test_reads_assignments_and_unknown_keys_are_reported(line: str) -> None:
     assert {f.status for f in findings} == {"manual"}
 
 
+def test_an_unproven_receiver_keyed_by_an_sdk_request_class_is_reported() -> None:
+    """fastapi-mcp 0.4.0's tests: ``fastapi_mcp.server.request_handlers[types.CallToolRequest](request)``."""
+    source = "from mcp import types\nasync def call(app, request):\n" \
+             "    await app.server.request_handlers[types.CallToolRequest](request)\n"
+    new, findings = migrate_source(source, "MCP059")
+    assert new.count("# TODO(mcp-migrate MCP059)") == 1 and {f.status for f in findings} == {"manual"}
+    assert_idempotent(source, "MCP059")
+
+
 def test_negative() -> None:
     source = "import mcp.types\nclass Router:\n    request_handlers = {}\nRouter().request_handlers\n"
     assert migrate_source(source, "MCP059") == (source, [])
