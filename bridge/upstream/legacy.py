@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,10 @@ from mcp_eras.bridge.upstream.legacy_transport import LegacyTransport
 log = logging.getLogger("mcp_bridge.legacy")
 
 TransportFactory = Callable[[CallContext], LegacyTransport]
+WAITED_S = 0.05
+"""A call that spent longer before its request went upstream (a session's start, room in a stdio child's input) has
+the rest of its request timeout left; one that did not gets the whole (a deadline of the same length for every call
+shares one loop timer: ``fifo_timers``)."""
 
 
 @dataclass(eq=False)
@@ -117,19 +122,16 @@ class LegacyUpstream(Upstream):
             self._arm_reaper()
         return session
 
-    async def _start(self, session: LegacySession) -> float:
-        """Initialize ``session`` (unless ready) within the request timeout; the seconds it took. A handshake that
-        cannot finish in time (a server that dies at start, respawned with backoff) is a named error then."""
+    async def _start(self, session: LegacySession) -> None:
+        """Initialize ``session`` (unless ready) within the request timeout. A handshake that cannot finish in time
+        (a server that dies at start, respawned with backoff) is a named error then."""
         if session.state == "ready":
-            return 0.0
-        loop = asyncio.get_running_loop()
-        began = loop.time()
+            return
         try:
             async with asyncio.timeout(self.settings.request_timeout):
                 await session.ensure_ready()
         except TimeoutError:
             raise UpstreamError(rules.no_start_in_time(self.settings.request_timeout, session.faults())) from None
-        return loop.time() - began
 
     async def roots_changed(self, ctx: CallContext) -> None:
         """Tell the ready sessions of the client's identity (each declared ``roots.listChanged``, see
@@ -179,10 +181,10 @@ class LegacyUpstream(Upstream):
             meta = {}
         session, exclusive = await self._session(request, ctx, meta)
         live: LiveCall | None = None
-        budget = self.settings.request_timeout
+        began = time.monotonic()  # one deadline for the call from here: its session's start and first send included
         try:
             if session.state != "ready":
-                budget -= await self._start(session)  # one deadline for the call, its session's start included
+                await self._start(session)
             upstream_id = session.next_id()
             machine, actions = self.pool.begin_call(
                 session.sid, request, upstream_id, exclusive=exclusive, ttl_ms=self.settings.ttl_ms,
@@ -207,7 +209,9 @@ class LegacyUpstream(Upstream):
                 if exclusive:
                     self._release(session)
             raise
-        return await self._drive(session, live, request, ctx, emit, actions, budget)
+        spent = time.monotonic() - began
+        return await self._drive(session, live, request, ctx, emit, actions,
+                                 self.settings.request_timeout - spent if spent > WAITED_S else None)
 
     async def aclose(self) -> None:
         self._closed = True
