@@ -43,6 +43,8 @@ MAX_UNSENT_BYTES = 4 * 1024 * 1024
 read; past that wait it fails, named. The stdout reader's own sends (answers to the child's requests) never wait:
 they are dropped past this bound (a child that writes without reading would otherwise wedge its reader)."""
 SEND_WAIT_S = 10.0
+LOGGED_LINES = 10
+"""stdout lines that are not JSON-RPC logged one by one; past them every 1000th."""
 UNREAD_NOTED_BYTES = 64 * 1024
 """Unread input past which a caller that times out is told the child is not reading (a pipe's buffer: below it
 the child may just be busy)."""
@@ -143,9 +145,9 @@ class ChildProcess:
             transport = stdin.transport
             if transport.is_closing():
                 raise BrokenPipeError("stdin is closed")
-            # One write call queues the whole frame, so frames never interleave. It never waits for the child to
-            # read (a child that writes without reading would wedge every sender, its own reader's answers too):
-            # what it has not read is bounded instead, and a send past that bound fails at once, named.
+            # One write call queues the whole frame, so frames never interleave. It waits for the child to read only
+            # past MAX_UNSENT_BYTES, and then at most ``send_wait`` (never in the stdout reader): a child that writes
+            # without reading cannot wedge its senders, nor its reader's answers to its own requests.
             if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
                 await self._room(stdin)
             stdin.write(data)
@@ -392,7 +394,9 @@ class _StdoutFrames:
             msg = stdout_frame(line)
         except jsonrpc.FrameError as exc:
             child.ignored_lines += 1
-            log.warning("upstream %s: ignoring non-JSON-RPC stdout line (%s): %.200r", child.name, exc.message, line.strip())
+            if child.ignored_lines <= LOGGED_LINES or not child.ignored_lines % 1000:  # a flood of them is not a log flood
+                log.warning("upstream %s: ignoring non-JSON-RPC stdout line %d (%s): %.200r", child.name, child.ignored_lines,
+                            exc.message, line.strip())
             return
         if msg is None:
             return
