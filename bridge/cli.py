@@ -210,7 +210,10 @@ def serve(
             raise CliError("a fleet's sign-in is its config's [auth] table, not --auth-* options", 2)
         if rate is not None or burst is not None:
             raise CliError("a fleet's rate limits are per server in its config (rate, burst), not --rate/--burst", 2)
+        from mcp_eras.bridge import telemetry
         from mcp_eras.bridge.fleet.serve import serve_fleet
+
+        telemetry.enable(otel, instance=instance_id)  # (each server's calls: mcp_eras.bridge.layers.managed)
 
         bind_host, bind_port = explicit if explicit else (None, None)
         serve_fleet(config, bind_host or (DEFAULT_HOST if bind_port is not None else None), bind_port,

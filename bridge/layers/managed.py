@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream, UpstreamError
 from mcp_eras.bridge.fleet.history import EraHistory
@@ -190,7 +191,9 @@ class ManagedUpstream(Upstream):
                 return response
             up_era = upstream.era
             wire = request if upstream.era == eras.MODERN else with_trace_meta(request, ctx.trace)
-            response = await upstream.call(wire, ctx, emit)
+            traced = telemetry.current()  # (OpenTelemetry on: this server's spans and MCP metrics, issue #32)
+            call = upstream.call if traced is None else traced.traced_call(upstream, time.monotonic, None, self.name)
+            response = await call(wire, ctx, emit)
             outcome = outcome_of(response)
             if outcome == "error" and era_typical_failure(response):
                 self._maybe_reprobe()

@@ -29,6 +29,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.metrics import Observation
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
@@ -107,8 +108,11 @@ class Telemetry:
                                                       description="Duration of MCP requests the bridge served.")
         self.client_duration = meter.create_histogram(CLIENT_DURATION, unit="s",
                                                       description="Duration of the bridge's MCP requests to the upstream.")
-        self.census = meter.create_counter(CENSUS, unit="{request}",
-                                           description="Relayed requests by client era, upstream era and method.")
+        self.census: dict[tuple[str, str, str], int] = {}
+        """Relayed requests by (client era, upstream era, method): a dict increment per call, read by the observable
+        counter at export time (a synchronous counter would cost an attribute check per call)."""
+        meter.create_observable_counter(CENSUS, [self._census], unit="{request}",
+                                        description="Relayed requests by client era, upstream era and method.")
         self.transport, self.with_arguments, self.server = transport, with_arguments, server
         self.task_links: OrderedDict[str, SpanContext] = OrderedDict()
         atexit.register(self.shutdown)
@@ -120,6 +124,10 @@ class Telemetry:
                 provider.shutdown()
             except Exception:  # noqa: BLE001 - exporting at exit must not fail the exit
                 log.debug("telemetry shutdown failed", exc_info=True)
+
+    def _census(self, _options: Any) -> list[Observation]:
+        return [Observation(count, {"mcp_eras.client.era": client, "mcp_eras.upstream.era": upstream, "mcp.method.name": method})
+                for (client, upstream, method), count in list(self.census.items())]
 
     @staticmethod
     def current_ids() -> tuple[str, str] | None:
@@ -175,16 +183,18 @@ class Telemetry:
         client.end()
         server.end()
 
-    def traced_call(self, inner: Any, clock: Callable[[], float], record: Record) -> Call:
-        """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``) and the
-        OpenTelemetry ones from the same start time and outcome."""
+    def traced_call(self, inner: Any, clock: Callable[[], float], record: Record | None, server: str | None = None) -> Call:
+        """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``, None when
+        the caller records them itself) and the OpenTelemetry ones from the same start time and outcome. ``server``:
+        the fleet server's name (``mcp_eras.server``)."""
         tracer, server_duration, client_duration, census = self.tracer, self.server_duration, self.client_duration, self.census
+        server_name = server or self.server
 
         async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
             started = clock()
             client_era, upstream_era = str(ctx.client_era), str(inner.era or "unknown")
             fields = tc.extract(request, ctx.trace)
-            attrs = tc.request_attributes(request, client_era, upstream_era, self.transport, server=self.server,
+            attrs = tc.request_attributes(request, client_era, upstream_era, self.transport, server=server_name,
                                           with_arguments=self.with_arguments)
             name = tc.span_name(request)
             server = tracer.start_span(name, parent_context(fields), SpanKind.SERVER, attrs, self._links(request))
@@ -210,7 +220,8 @@ class Telemetry:
                 raise
             finally:
                 ended = clock()
-                record((client_era, upstream_era, outcome), (client_era,), ended - started)
+                if record is not None:
+                    record((client_era, upstream_era, outcome), (client_era,), ended - started)
                 done = tc.response_attributes(response, failure)
                 if client is not None:
                     self._finish(server, client, done, response)
@@ -218,8 +229,8 @@ class Telemetry:
                 measured = tc.metric_attributes(attrs, done.get("error.type"))
                 server_duration.record(ended - started, measured)
                 client_duration.record(ended - sent, {**measured, "mcp.protocol.version": upstream_era})
-                census.add(1, {"mcp_eras.client.era": client_era, "mcp_eras.upstream.era": upstream_era,
-                               "mcp.method.name": attrs["mcp.method.name"]})
+                key = (client_era, upstream_era, attrs["mcp.method.name"])
+                census[key] = census.get(key, 0) + 1
 
         return call
 
