@@ -78,6 +78,7 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
 
     class HeaderTimeoutH11(StrictFraming, parent):  # type: ignore[misc, valid-type]
         max_body_bytes = body_cap
+        strict_parser = hasattr(parent, "on_header")  # httptools: llhttp, strict (uvicorn sets no leniency)
         _header_timer: asyncio.TimerHandle | None = None
         _armed_for: Any = None
         _armed_at = 0.0

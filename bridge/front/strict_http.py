@@ -95,6 +95,8 @@ class StrictFraming:
     """Mixin before uvicorn's HTTP protocol class: the framing check, the refusal and the lingering close."""
 
     max_body_bytes = DEFAULT_MAX_BODY
+    strict_parser = False
+    """The parser refuses the ambiguous heads itself (httptools' llhttp): plain heads are then only measured."""
     _framing: RequestFraming
     _refusal: Refusal | None = None
     """A refusal waiting for an earlier pipelined request's answer to be written first."""
@@ -102,7 +104,7 @@ class StrictFraming:
     cycle: Any
 
     def connection_made(self, transport: asyncio.Transport) -> None:
-        self._framing = RequestFraming(self.max_body_bytes)
+        self._framing = RequestFraming(self.max_body_bytes, self.strict_parser)
         super().connection_made(LingeringTransport(transport, self, min(max(self.max_body_bytes, LINGER_BYTES[0]), LINGER_BYTES[1])))  # type: ignore[misc]
 
     def connection_lost(self, exc: Exception | None) -> None:

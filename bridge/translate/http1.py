@@ -62,6 +62,8 @@ def parse_head(raw: bytes) -> tuple[int, bool, dict[str, str], list[str]]:
         headers["content-length"] = values.pop()  # identical repeated lengths are one (RFC 9110 §8.6)
     connection = headers.get("connection", "").lower()
     keep_alive = "close" not in connection and (version == "HTTP/1.1" or "keep-alive" in connection)
+    if length is not None and "transfer-encoding" in headers:
+        keep_alive = False  # Transfer-Encoding decides this body; the connection is not trusted after it (RFC 9112 §6.3)
     return int(code), keep_alive, headers, cookies
 
 
@@ -96,7 +98,15 @@ def framing(status: int, headers: dict[str, str]) -> tuple[Dechunker | None, int
         return None, 0
     coding = headers.get("transfer-encoding")
     if coding is not None:
-        return (Dechunker(), None) if "chunked" in coding.lower() else (None, None)
+        if coding == "chunked":  # the usual field
+            return Dechunker(), None
+        # RFC 9112 §6.3 item 4: chunked as the final coding frames the body; without it the body runs to the close.
+        codings = [c for c in (part.strip(" \t").lower() for part in coding.split(",")) if c]
+        if not codings or codings[-1] != "chunked":
+            return None, None
+        if len(codings) > 1:  # another coding under chunked (or chunked twice): a body this client cannot decode
+            raise ProtocolError(f"unsupported transfer coding from upstream: {coding[:80]!r}")
+        return Dechunker(), None
     length = headers.get("content-length")
     if length is None:
         return None, None
@@ -211,12 +221,13 @@ def request_framing(head: bytes) -> int | Refusal:
     Transfer-Encoding (§6.1, §6.3 item 3), Transfer-Encoding in HTTP/1.0 (§6.1), a coding list whose final coding
     is not chunked (§6.3 item 4), a Content-Length that is not one decimal number (§6.3 item 5; a repeated one is
     refused rather than merged, RFC 9110 §8.6 lets a recipient do either)."""
-    if head.count(b"\n") != head.count(b"\r\n") or head.count(b"\r") != head.count(b"\r\n"):
+    lines = head.count(b"\r\n")
+    if head.count(b"\n") != lines or head.count(b"\r") != lines:
         return 400, "Bad Request: a bare CR or LF in the request head"
-    if b"\r\n " in head or b"\r\n\t" in head:
+    if head.find(b"\r\n ") >= 0 or head.find(b"\r\n\t") >= 0:
         return 400, "Bad Request: obsolete line folding in the request head"
     lower = head.lower()
-    if b"transfer-encoding" not in lower:
+    if lower.find(b"transfer-encoding") < 0:
         lengths = lower.count(b"content-length")
         if not lengths:
             return 0
@@ -260,6 +271,21 @@ def _framing_by_fields(head: bytes) -> int | Refusal:
     return int(lengths[0]) if lengths else 0
 
 
+def declared_length(data: bytes, end: int) -> int | None:
+    """The ``Content-Length`` of the request head ``data[:end]`` when it has the field spelt as clients send it
+    (``Content-Length`` or ``content-length``, one decimal value), found without a pass over the whole head; else
+    None. Only for a parser that refuses on its own what ``request_framing`` refuses (llhttp in its strict mode, as
+    httptools runs it): then that field is the body's length."""
+    pos = data.find(b"ontent-Length:", 0, end)
+    if pos < 0:
+        pos = data.find(b"ontent-length:", 0, end)
+    if pos < 3 or data[pos - 1] not in (67, 99) or data[pos - 3] != 13 or data[pos - 2] != 10:
+        return None
+    stop = data.find(b"\r\n", pos + 14, end)
+    value = data[pos + 14:stop if stop >= 0 else end].strip(b" \t")
+    return int(value) if value.isdigit() else None
+
+
 class RequestFraming:
     """Where each request of one connection begins and ends, followed as its bytes arrive (before the HTTP parser reads
     them): heads are checked with ``request_framing``; bodies are counted past (a Content-Length) or walked chunk by
@@ -267,10 +293,13 @@ class RequestFraming:
     line (413), never waited for. A Content-Length over the cap is the application's to refuse (it answers that
     request: 413 and close, ``transport_guard.screen``)."""
 
-    __slots__ = ("max_body", "_state", "_left", "_total", "_partial", "_began")
+    __slots__ = ("max_body", "parser_is_strict", "_state", "_left", "_total", "_partial", "_began")
 
-    def __init__(self, max_body: int) -> None:
+    def __init__(self, max_body: int, parser_is_strict: bool = False) -> None:
         self.max_body = max_body
+        self.parser_is_strict = parser_is_strict
+        """The parser refuses by itself every head ``request_framing`` refuses (llhttp): a head with a plain
+        Content-Length is then only measured (``declared_length``), not checked again; others are."""
         self._state = _R_HEAD
         self._left = 0
         self._total = 0
@@ -287,6 +316,17 @@ class RequestFraming:
     def feed(self, data: bytes) -> tuple[int, bool, Refusal] | None:
         """Follow ``data``. None when it is well framed so far; else (offset, begun, refusal): ``data[:offset]`` holds
         earlier well-framed requests, ``begun`` says the refused one's first bytes came before this ``data``."""
+        if self.parser_is_strict and self._state == _R_HEAD and not self._partial:
+            # The usual data on a strict parser's connection: one request with a Content-Length, whole or its start.
+            end = data.find(b"\r\n\r\n")
+            length = declared_length(data, end) if end > 0 and data[0] not in (13, 10) else None
+            if length is not None and length <= self.max_body:
+                left = end + 4 + length - len(data)
+                if not left:
+                    return None
+                if left > 0:
+                    self._state, self._left, self._began = _R_BODY, left, True
+                    return None
         i, n = 0, len(data)
         start = 0
         while i < n:
@@ -346,7 +386,9 @@ class RequestFraming:
     def _line(self, state: int, line: bytes) -> Refusal | None:
         """A complete head (``_R_HEAD``), chunk-size line or trailer line (both still ending in CR)."""
         if state == _R_HEAD:
-            framing = request_framing(line)
+            framing = None if not self.parser_is_strict else declared_length(line, len(line))
+            if framing is None:
+                framing = request_framing(line)
             if isinstance(framing, tuple):
                 return framing
             self._total = 0

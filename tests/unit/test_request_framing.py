@@ -67,3 +67,52 @@ def test_a_chunk_past_the_cap_is_refused_on_its_size_line() -> None:
 def test_request_heads(head: bytes, framing: int) -> None:
     got = request_framing(head)
     assert (got[0] if isinstance(got, tuple) else got) == framing
+
+
+@pytest.mark.parametrize(("coding", "framed"), [
+    ("chunked", "chunked"), ("Chunked", "chunked"), (" chunked ,", "chunked"),
+    ("xchunked", "to the close"), ("chunked, gzip", "to the close"), ("identity", "to the close"),
+    ("gzip, chunked", "refused"), ("chunked, chunked", "refused"),
+])
+def test_upstream_response_codings(coding: str, framed: str) -> None:
+    """The upstream client's side (RFC 9112 §6.3 item 4): only a final chunked frames a response body by chunks."""
+    from mcp_eras.bridge.translate.http1 import Dechunker, ProtocolError, framing
+
+    try:
+        chunks, length = framing(200, {"transfer-encoding": coding})
+    except ProtocolError:
+        assert framed == "refused"
+        return
+    assert framed == ("chunked" if isinstance(chunks, Dechunker) else "to the close") and length is None
+
+
+def test_an_upstream_response_with_both_lengths_ends_its_connection() -> None:
+    from mcp_eras.bridge.translate.http1 import parse_head
+
+    _status, keep_alive, _fields, _cookies = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked")
+    assert not keep_alive
+    assert parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5")[1]
+
+
+@pytest.mark.parametrize(("head", "length"), [
+    (b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5", 5),
+    (b"POST / HTTP/1.1\r\ncontent-length:5 \r\nHost: a", 5),
+    (b"POST / HTTP/1.1\r\nCONTENT-LENGTH: 5", None),  # (measured by request_framing instead)
+    (b"POST / HTTP/1.1\r\nX-Content-Length: 5", None),
+    (b"POST / HTTP/1.1\r\nX: a Content-Length: 5", None),
+    (b"POST / HTTP/1.1\r\nContent-Length: +5", None),
+])
+def test_declared_length_of_a_plain_head(head: bytes, length: int | None) -> None:
+    from mcp_eras.bridge.translate.http1 import declared_length
+
+    assert declared_length(head + b"\r\n\r\nbody", len(head)) == length
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_strict_parsers_stream_is_followed_too(strict: bool) -> None:
+    framing = RequestFraming(1024, parser_is_strict=strict)
+    for at in range(0, len(STREAM), 5):
+        assert framing.feed(STREAM[at:at + 5]) is None
+    assert framing.between_requests
+    assert framing.feed(WITH_LENGTH) is None and framing.between_requests
+    assert framing.feed(WITH_LENGTH[:-3]) is None and not framing.between_requests
