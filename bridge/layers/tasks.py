@@ -85,6 +85,8 @@ class TasksUpstream(Upstream):
         """Whether it serves the extension itself (``_serves_itself``), once known."""
         self.legacy_clients = LegacyClientTasks(self, self._modern)
         self.room = TaskRoom(self)
+        self.listing: Callable[[str | None], Awaitable[list[tk.TaskRecord]]] | None = None
+        """Scaled out: one principal's records on every instance (``tasks/list``); else this instance's own."""
         self.remote: Any = None
         """Scaled out (``mcp_eras.bridge.scaleout.tasks.ClusterTasks``): routes a task request to the instance
         holding the task, or takes its shared record over when that instance is gone."""

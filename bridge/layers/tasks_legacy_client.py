@@ -11,7 +11,8 @@ session; the retried ``tasks/result`` carries the answers, forwarded with ``task
 are functions of ``mcp_eras.bridge.translate.legacy_client.tasks``.
 
 ``tasks/list`` lists the caller principal's 2025-client tasks (the canonical request does not name the
-2025 session; anonymous callers share one principal, like ``requestState`` binding).
+2025 session; anonymous callers share one principal, like ``requestState`` binding); scaled out, those held by
+every instance (``TasksUpstream.listing``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class ClientTasksOwner(Protocol):
     room: TaskRoom
     now_ms: Callable[[], int]
     mint: Callable[[], str]
+
+    listing: Callable[[str | None], Awaitable[list[tk.TaskRecord]]] | None
 
     async def discover(self, ctx: CallContext) -> Message: ...
 
@@ -79,7 +82,9 @@ class LegacyClientTasks:
             return jsonrpc.error_response(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
         if route == "list":
-            return tb.list_answer(rid, self.owner.store.owned_by(ctx.principal), params.get("cursor"))
+            listing = self.owner.listing
+            records = await listing(ctx.principal) if listing is not None else self.owner.store.owned_by(ctx.principal)
+            return tb.list_answer(rid, records, params.get("cursor"))
         record = self._owned(ctx, tk.task_id_param(params))
         if route == "get":
             record = await self._refresh(request, record, ctx, emit)

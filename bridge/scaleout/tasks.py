@@ -73,6 +73,9 @@ class SharedTaskStore(tk.TaskStore):
     def owned_by(self, principal: str | None, session: str | None = None) -> list[tk.TaskRecord]:
         return self.local.owned_by(principal, session)
 
+    def ids(self) -> list[str]:
+        return self.local.ids()
+
     def expired_ids(self, now_ms: int) -> list[str]:
         return self.local.expired_ids(now_ms)
 
@@ -87,9 +90,29 @@ class SharedTaskStore(tk.TaskStore):
             ttl_ms = ttl if isinstance(ttl, int) and ttl > 0 else UNLIMITED_TTL_MS
             try:
                 await self.store.cache_put(SPACE, bridge_id, data, ttl_ms)
+                await self.store.cache_index(SPACE, tk.principal_index(data.get("principal")), bridge_id, ttl_ms)
             except StoreError as exc:
                 self.on_error(exc)
                 log.warning("task %s not shared: %s", bridge_id, exc)
+
+    async def everywhere(self, principal: str | None, now_ms: int) -> list[tk.TaskRecord]:
+        """The principal's records on every instance (``tasks/list``): this instance's own and the shared copies of
+        the others'. A store that fails leaves this instance's own (a store fault answers what this one holds)."""
+        local = self.local.owned_by(principal)
+        try:
+            shared = await self.store.cache_listed(SPACE, tk.principal_index(principal), limit=tk.MAX_LISTED_SHARED)
+        except StoreError as exc:
+            self.on_error(exc)
+            return local
+        return tk.listed_everywhere(local, shared, principal, now_ms)
+
+    async def republish(self) -> None:
+        """Write every record held here again (the store lost them, or refused their writes)."""
+        for bridge_id in self.local.ids():
+            record = self.local.get(bridge_id)
+            if record is not None:
+                self._dirty[bridge_id] = record.to_json()
+        await self._write()
 
     async def shared(self, bridge_id: str) -> tk.TaskRecord | None:
         data = await self.store.cache_get(SPACE, bridge_id)
@@ -153,6 +176,8 @@ def attach(tasks: TasksUpstream, cluster: ClusterUpstream) -> None:
     tasks.mint = minter(cluster.instance_id)
     remote = ClusterTasks(cluster, shared, tasks.now_ms)
     tasks.remote = remote
+    tasks.listing = lambda principal: shared.everywhere(principal, tasks.now_ms())
+    cluster.republishers.append(shared.republish)
     cluster.task_counts.append(remote.counts)
 
 

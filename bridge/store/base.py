@@ -140,6 +140,15 @@ class Store(ABC):
     @abstractmethod
     async def cache_get(self, space: str, key: str) -> Json | None: ...
 
+    @abstractmethod
+    async def cache_index(self, space: str, index: str, key: str, ttl_ms: int) -> None:
+        """File the cache entry ``key`` under ``index`` (e.g. the task records of one principal), for at least
+        ``ttl_ms``."""
+
+    @abstractmethod
+    async def cache_listed(self, space: str, index: str, *, limit: int) -> list[Json]:
+        """The live cache entries filed under ``index`` (at most ``limit``; entries that lapsed are let go)."""
+
     # --- instance registry ---------------------------------------------------------------------------------
 
     @abstractmethod

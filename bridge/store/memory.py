@@ -179,6 +179,25 @@ class MemoryStore(Store):
         value = self._get(f"cache:{space}:{key}")
         return copy.deepcopy(value) if value is not None else None
 
+    async def cache_index(self, space: str, index: str, key: str, ttl_ms: int) -> None:
+        name = f"cidx:{space}:{index}"
+        held = self._kv.get(name)
+        keys = self._get(name) or set()
+        keys.add(key)
+        expires = self.clock() + max(1, ttl_ms)
+        self._kv[name] = (max(expires, held[0] or 0) if held is not None else expires, keys)
+
+    async def cache_listed(self, space: str, index: str, *, limit: int) -> list[Json]:
+        keys = self._get(f"cidx:{space}:{index}") or set()
+        out = []
+        for key in sorted(keys):
+            value = self._get(f"cache:{space}:{key}")
+            if value is None:
+                keys.discard(key)
+            elif len(out) < limit:
+                out.append(copy.deepcopy(value))
+        return out
+
     # --- registry ------------------------------------------------------------------------------------------
 
     async def heartbeat(self, instance: str, info: Json, ttl_ms: int) -> bool:

@@ -6,7 +6,8 @@ Keys live under ``<prefix>:`` so several bridge clusters can share one server:
 * ``sess:<sid>``       hash: ``facts`` (JSON), ``owner`` and ``state:<name>`` (JSON) — PX = idle TTL, refreshed on use;
 * ``subs:<sid>``       set of subscribed resource URIs, same TTL;
 * ``ev:<sid>``         stream of the session's events, trimmed by count and age; ``evcut:<sid>`` the newest trimmed id;
-* ``cache:<space>:<key>`` JSON with PX = ttlMs;
+* ``cache:<space>:<key>`` JSON with PX = ttlMs; ``cidx:<space>:<index>`` the set of keys filed under an index
+  (e.g. a principal's task records), PX = the longest TTL filed;
 * ``inst:<id>``        JSON record with PX = heartbeat TTL, and the set ``instances`` naming them;
 * ``rate:<server>:<principal>`` hash ``tokens``, ``stamp`` (a rate-limit bucket), PX = the time it takes to fill;
 * pub/sub channel ``ch:<channel>``.
@@ -104,6 +105,12 @@ redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'stamp', s
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return {allowed, string.format('%.17g', retry)}
 """
+# File a cache key under an index; the index lives as long as its longest-lived entry. KEYS: index. ARGV: key, ttl ms.
+_INDEX = """
+redis.call('SADD', KEYS[1], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
 _RATE_SHA = hashlib.sha1(_RATE.encode()).hexdigest()  # noqa: S324 - the script's name in Redis (EVALSHA), not security
 
 
@@ -154,6 +161,7 @@ class RedisStore(Store):
         self._subscribe = self.client.register_script(_SUBSCRIBE)
         self._append = self.client.register_script(_APPEND)
         self._claim = self.client.register_script(_CLAIM)
+        self._index = self.client.register_script(_INDEX)
 
     def _k(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -276,6 +284,24 @@ class RedisStore(Store):
     async def cache_get(self, space: str, key: str) -> Json | None:
         value = await self._guard(self.client.get(self._k("cache", space, key)))
         return None if value is None else orjson.loads(value)
+
+    async def cache_index(self, space: str, index: str, key: str, ttl_ms: int) -> None:
+        await self._guard(self._index(keys=[self._k("cidx", space, index)], args=[key, max(1, ttl_ms)]))
+
+    async def cache_listed(self, space: str, index: str, *, limit: int) -> list[Json]:
+        name = self._k("cidx", space, index)
+
+        async def read() -> list[Json]:
+            keys = sorted(_text(k) for k in await self.client.smembers(name))
+            if not keys:
+                return []
+            values = await self.client.mget([self._k("cache", space, k) for k in keys])
+            lapsed = [k for k, v in zip(keys, values, strict=True) if v is None]
+            if lapsed:
+                await self.client.srem(name, *lapsed)
+            return [orjson.loads(v) for v in values if v is not None][:limit]
+
+        return await self._guard(read())
 
     # --- registry ------------------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ id reveals nothing. Bridge ids are random (ext §Security Considerations "Task I
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -123,6 +124,10 @@ class TaskStore(ABC):
         """Records of one principal (and, when given, one 2025 session), oldest first."""
 
     @abstractmethod
+    def ids(self) -> list[str]:
+        """Ids of every record held."""
+
+    @abstractmethod
     def expired_ids(self, now_ms: int) -> list[str]:
         """Ids of every record whose TTL has passed (swept when the store is at its cap)."""
 
@@ -150,6 +155,9 @@ class MemoryTaskStore(TaskStore):
         out = [TaskRecord.from_json(d) for d in self._items.values() if d["principal"] == principal
                and (session is None or d["session"] == session)]
         return sorted(out, key=lambda r: (r.created_ms, r.bridge_id))
+
+    def ids(self) -> list[str]:
+        return list(self._items)
 
     def expired_ids(self, now_ms: int) -> list[str]:
         return [i for i, d in self._items.items() if d["ttl_ms"] is not None and now_ms >= d["created_ms"] + d["ttl_ms"]]
@@ -250,6 +258,31 @@ def owner_instance(task_id: str) -> str | None:
     dot), else None."""
     _random, dot, owner = task_id.partition(".")
     return owner if dot and owner else None
+
+
+MAX_LISTED_SHARED = 1000
+"""Records of one principal a scaled-out listing reads from the shared store (the task room caps far fewer)."""
+
+
+def principal_index(principal: str | None) -> str:
+    """The shared store's index naming one principal's task records: a digest, so a principal of any length or
+    alphabet is a short key and not readable in the store."""
+    return hashlib.sha256(b"tasks-of\n" + (principal or "").encode() + (b"" if principal is not None else b"\0")).hexdigest()
+
+
+def listed_everywhere(local: list[TaskRecord], shared: list[dict[str, Any]], principal: str | None,
+                      now_ms: int) -> list[TaskRecord]:
+    """One principal's records across instances: this instance's own (the fresher copy of what it holds) and the
+    shared copies of the others' (unreadable, foreign or expired ones left out), oldest first."""
+    out = {r.bridge_id: r for r in local}
+    for data in shared:
+        try:
+            record = TaskRecord.from_json(data)
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if record.bridge_id not in out and record.principal == principal and not record.expired(now_ms):
+            out[record.bridge_id] = record
+    return sorted(out.values(), key=lambda r: (r.created_ms, r.bridge_id))
 
 
 def taken_over(record: TaskRecord, why: str, now_ms: int) -> bool:

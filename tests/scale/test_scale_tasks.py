@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 import scale_peers
+from scale_peers import LegacySession
 
 import peers
 
@@ -83,3 +84,38 @@ def test_legacy_tasks_client_through_the_balancer(cluster: scale_peers.Cluster) 
     report = json.loads(proc.stdout)
     assert report["ok"], (report["error"], proc.stderr[-3000:])
     assert report["steps"]["slow"]["text"] == ["slow: 3 steps done"] and report["steps"]["slow"]["status"] == "completed"
+
+
+# --- issue #33 item 9: a principal's tasks are one list across the instances ---------------------------------
+
+class ListerSession(LegacySession):
+    """A 2025 session of the principal "lister" (its own tasks only: the other tests' are another principal's)."""
+
+    def headers(self) -> dict[str, str]:
+        return {**super().headers(), "authorization": "Bearer lister"}
+
+
+def create_task(session: LegacySession, steps: int) -> str:
+    created = session.request("tools/call", {"name": "slow", "arguments": {"steps": steps, "step_ms": 100},
+                                             "task": {"ttl": 60000}})
+    return created["result"]["task"]["taskId"]
+
+
+def test_tasks_list_sees_every_instance(cluster: scale_peers.Cluster) -> None:
+    """Each 2025 session is served by the instance that ran its ``initialize``; tasks created in sessions held by
+    different instances are all in the principal's ``tasks/list``, wherever it is asked (2025-11-25
+    basic/utilities/tasks.mdx §Listing Tasks: the requestor's tasks)."""
+    sessions = [ListerSession(inst.url) for inst in cluster.instances]
+    for s in sessions:
+        s.open()
+    created = {create_task(s, 1000) for s in sessions}  # one long task held by each instance
+    deadline = time.monotonic() + 60  # (a hang guard: each record reaches the store written behind, bounded poll)
+    while {t["taskId"] for t in sessions[0].request("tasks/list")["result"]["tasks"]} != created:
+        assert time.monotonic() < deadline, "the tasks of the other instances never showed in the list"
+        time.sleep(0.05)
+    for s, asked in zip(sessions, [cluster.instances[1].url, cluster.url, cluster.instances[0].url], strict=True):
+        listed = s.request("tasks/list", url=asked)["result"]["tasks"]
+        assert {t["taskId"] for t in listed} == created, listed
+        assert all(t["status"] == "working" for t in listed), listed
+    for s, task_id in zip(sessions, sorted(created), strict=True):
+        s.request("tasks/cancel", {"taskId": task_id})

@@ -136,6 +136,18 @@ async def test_heartbeat_says_whether_the_record_was_there(store: Store) -> None
     assert await store.heartbeat("bridge-0", {"url": "http://127.0.0.1:1/"}, 60_000) is False
 
 
+async def test_cache_index_lists_live_entries(store: Store) -> None:
+    await store.cache_put("tasks", "t1", {"id": "t1"}, 60_000)
+    await store.cache_put("tasks", "t2", {"id": "t2"}, 1)
+    for key in ("t1", "t2", "t3"):  # t3: filed, never written
+        await store.cache_index("tasks", "alice", key, 60_000)
+    await store.cache_index("tasks", "bob", "t1", 60_000)
+    await asyncio.sleep(0.01)
+    assert await store.cache_listed("tasks", "alice", limit=10) == [{"id": "t1"}]
+    assert await store.cache_listed("tasks", "alice", limit=0) == []
+    assert await store.cache_listed("tasks", "carol", limit=10) == []
+
+
 async def test_pubsub_in_order(store: Store) -> None:
     sub = await store.subscribe("sessions")
     other = await store.subscribe("elsewhere")

@@ -65,3 +65,29 @@ async def test_store_error_is_reported_and_local_copy_kept() -> None:
     shared.put(record("t.a", "2025-11-25"))
     await shared.flush()
     assert len(errors) == 1 and shared.get("t.a") is not None and len(shared) == 1
+
+
+def test_listed_everywhere_merges_own_and_shared_records() -> None:
+    own = record("t.a", "2025-11-25", status="completed")
+    stale = {**record("t.a", "2025-11-25").to_json()}  # the shared copy of a record held here: the own one wins
+    other = {**record("t.b", "2025-11-25").to_json(), "created_ms": 0}
+    foreign = {**record("t.c", "2025-11-25").to_json(), "principal": "mallory"}
+    expired = {**record("t.d", "2025-11-25").to_json(), "ttl_ms": 1}
+    listed = tk.listed_everywhere([own], [stale, other, foreign, expired, {"garbage": 1}], "alice", now_ms=10)
+    assert [(r.bridge_id, r.status) for r in listed] == [("t.b", "working"), ("t.a", "completed")]
+    assert tk.principal_index("alice") != tk.principal_index("bob")
+    assert tk.principal_index(None) != tk.principal_index("")
+
+
+async def test_records_are_filed_under_their_principal_and_republished() -> None:
+    store = MemoryStore()
+    shared = SharedTaskStore(store, lambda exc: None)
+    shared.put(record("t.a", "2025-11-25"))
+    await shared.flush()
+    assert [r.bridge_id for r in await shared.everywhere("alice", 5)] == ["t.a"]
+    lost_store = MemoryStore()  # the store lost everything (restarted empty)
+    shared.store = lost_store
+    await shared.republish()
+    assert (await lost_store.cache_get(SPACE, "t.a"))["bridge_id"] == "t.a"
+    other = SharedTaskStore(lost_store, lambda exc: None)
+    assert [r.bridge_id for r in await other.everywhere("alice", 5)] == ["t.a"]
