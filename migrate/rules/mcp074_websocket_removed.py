@@ -74,5 +74,8 @@ def _guardable(stmt: cst.CSTNode) -> list[str]:
 
 
 def _guard(node: cst.Try) -> bool:
+    """A guard this rule wrote (a program's own ``try``/``except ImportError`` is still visited and marked)."""
     return (len(node.body.body) == 1 and bool(_guardable(node.body.body[0])) and len(node.handlers) == 1
-            and isinstance(node.handlers[0].type, cst.Name) and node.handlers[0].type.value == "ImportError")
+            and isinstance(node.handlers[0].type, cst.Name) and node.handlers[0].type.value == "ImportError"
+            and isinstance(node.handlers[0].body, cst.IndentedBlock)
+            and all(isinstance(s, cst.FunctionDef) for s in node.handlers[0].body.body))
