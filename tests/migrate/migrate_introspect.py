@@ -7,6 +7,10 @@ Imports FILE (as part of its package when it sits in one), finds the server inst
 uvicorn stubbed out), connects an in-memory client and prints JSON: tools (name + input schema),
 prompts (name + arguments), resources (name + uri) and resource templates (name + uriTemplate).
 Exit code 3 means the module did not import; 4 means no server instance was found.
+
+With ``MIGRATE_INTROSPECT_RUN=1`` a module whose servers are only built inside the coroutine its
+``main`` runs (packaged stdio servers: ``asyncio.run(serve())``) is run for real up to the point where
+it would start serving: the stdio transport, ``Server.run`` and uvicorn stop it there, with a deadline.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -59,8 +64,8 @@ def _lowlevel(server: Any) -> Any:
     return getattr(server, "_mcp_server", None) or getattr(server, "_lowlevel_server", None) or server
 
 
-def _capture_from_main(module: Any, classes: tuple[type, ...]) -> list[Any]:
-    """Call ``main`` with the loop/uvicorn stubbed so the servers it builds are recorded."""
+def _record(classes: tuple[type, ...]) -> tuple[list[Any], dict[Any, Any]]:
+    """Make every server constructed from now on land in the returned list (``_unrecord`` undoes it)."""
     created: list[Any] = []
     originals: dict[Any, Any] = {}
     for cls in classes:
@@ -72,6 +77,38 @@ def _capture_from_main(module: Any, classes: tuple[type, ...]) -> list[Any]:
 
         originals[cls] = original
         cls.__init__ = record  # type: ignore[method-assign]
+    return created, originals
+
+
+def _unrecord(originals: dict[Any, Any]) -> None:
+    for cls, original in originals.items():
+        cls.__init__ = original  # type: ignore[method-assign]
+
+
+def _outermost(created: list[Any]) -> list[Any]:
+    """A high-level server owns a lowlevel one: keep only the outermost objects."""
+    inner = {id(_lowlevel(s)) for s in created if _lowlevel(s) is not s}
+    return [s for s in created if id(s) not in inner]
+
+
+def _call_main(module: Any, coroutine: Any) -> None:
+    """Call the module's ``main`` (a click command with no arguments), handing a coroutine it returns
+    to ``coroutine``; whatever it raises is swallowed (the servers built until then are what counts)."""
+    entry = getattr(module, "main", None)
+    if entry is None:
+        return
+    with contextlib.suppress(_Stop, SystemExit, Exception):
+        if hasattr(entry, "main"):  # click command
+            entry.main(args=[], standalone_mode=False)
+        else:
+            result = entry()
+            if asyncio.iscoroutine(result):
+                coroutine(result)
+
+
+def _capture_from_main(module: Any, classes: tuple[type, ...]) -> list[Any]:
+    """Call ``main`` with the loop/uvicorn stubbed so the servers it builds are recorded."""
+    created, originals = _record(classes)
 
     def stop(*_a: Any, **_k: Any) -> Any:
         raise _Stop
@@ -85,23 +122,55 @@ def _capture_from_main(module: Any, classes: tuple[type, ...]) -> list[Any]:
     for obj, name, _ in saved:
         setattr(obj, name, stop)
     try:
-        entry = getattr(module, "main", None)
-        if entry is not None:
-            with contextlib.suppress(_Stop, SystemExit, Exception):
-                if hasattr(entry, "main"):  # click command
-                    entry.main(args=[], standalone_mode=False)
-                else:
-                    result = entry()
-                    if asyncio.iscoroutine(result):
-                        result.close()
+        _call_main(module, lambda coroutine: coroutine.close())
     finally:
         for obj, name, value in saved:
             setattr(obj, name, value)
-        for cls, original in originals.items():
-            cls.__init__ = original  # type: ignore[method-assign]
-    # a high-level server owns a lowlevel one: keep only the outermost objects
-    inner = {id(_lowlevel(s)) for s in created if _lowlevel(s) is not s}
-    return [s for s in created if id(s) not in inner]
+        _unrecord(originals)
+    return _outermost(created)
+
+
+def _capture_by_running(module: Any, classes: tuple[type, ...]) -> list[Any]:
+    """Run ``main`` for real until the server it builds would start serving (see the module doc)."""
+    created, originals = _record(classes)
+
+    @contextlib.asynccontextmanager
+    async def stop_transport(*_a: Any, **_k: Any) -> Any:
+        raise _Stop
+        yield  # pragma: no cover - an async generator, never reached
+
+    async def stop_run(*_a: Any, **_k: Any) -> Any:
+        raise _Stop
+
+    def stop(*_a: Any, **_k: Any) -> Any:
+        raise _Stop
+
+    real_run = asyncio.run
+
+    def run(main: Any, **_k: Any) -> Any:
+        return real_run(asyncio.wait_for(main, 30))
+
+    import mcp.server.stdio as stdio
+    from mcp.server.lowlevel.server import Server
+
+    patches: list[tuple[Any, str, Any]] = [(asyncio, "run", run), (Server, "run", stop_run),
+                                           (stdio, "stdio_server", stop_transport)]
+    for loaded in list(sys.modules.values()):  # names bound by `from mcp.server.stdio import stdio_server`
+        if getattr(loaded, "stdio_server", None) is stdio.stdio_server and loaded is not stdio:
+            patches.append((loaded, "stdio_server", stop_transport))
+    with contextlib.suppress(ImportError):
+        import uvicorn
+        patches += [(uvicorn, "run", stop), (uvicorn.Server, "serve", stop_run)]
+    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
+    for obj, name, value in patches:
+        setattr(obj, name, value)
+    try:
+        _call_main(module, lambda coroutine: real_run(asyncio.wait_for(coroutine, 30)))
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+        _unrecord(originals)
+    return _outermost(created)
 
 
 async def _paged(call: Any, *attrs: str) -> list[Any]:
@@ -169,6 +238,9 @@ def main() -> int:
     if not servers:
         with contextlib.redirect_stdout(quiet):
             servers = _capture_from_main(module, classes)
+    if not servers and os.environ.get("MIGRATE_INTROSPECT_RUN") == "1":
+        with contextlib.redirect_stdout(quiet):
+            servers = _capture_by_running(module, classes)
     if not servers:
         print(json.dumps({"servers": []}))
         return 4
