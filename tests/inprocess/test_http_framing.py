@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,6 +24,7 @@ import live_uvicorn
 import orjson
 import pytest
 from fakes import FakeUpstream
+from http_raw import BODY, CL, SMUGGLED, chunked, exchange, over_cap, post, responses
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcp_eras.bridge import clikit
@@ -42,23 +41,6 @@ except ImportError:
 
 pytestmark = pytest.mark.anyio
 CAP = 4096
-BODY = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-    "name": "echo", "arguments": {"text": "hi"},
-    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
-FIELDS = (b"Host: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-          b"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n")
-SMUGGLED = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-
-
-def post(fields: bytes, body: bytes = b"", version: bytes = b"HTTP/1.1") -> bytes:
-    return b"POST /mcp " + version + b"\r\n" + FIELDS + fields + b"\r\n" + body
-
-
-def chunked(body: bytes) -> bytes:
-    return b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
-
-
-CL = b"Content-Length: %d\r\n"
 REFUSED: list[tuple[str, bytes, int]] = [  # (case, request bytes, status)
     ("Content-Length and chunked", post(CL % len(chunked(BODY)) + b"Transfer-Encoding: chunked\r\n", chunked(BODY)), 400),
     ("chunked and Content-Length", post(b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", chunked(BODY)), 400),
@@ -102,34 +84,6 @@ async def serving(front: str, cap: int = CAP) -> AsyncIterator[tuple[int, FakeUp
     protocol = h11_guard.header_timeout_protocol(10, base, fast=fast, max_body_bytes=app.state.max_body_bytes)
     async with live_uvicorn.serving(app, protocol) as port:
         yield port, upstream
-
-
-async def exchange(port: int, data: bytes) -> tuple[bytes, bool]:
-    """Send ``data`` and read until the server closes (True) or 10 s pass without it (False)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(data)
-    received = b""
-    closed = False
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(10):
-            while chunk := await reader.read(65536):
-                received += chunk
-            closed = True
-    writer.close()
-    return received, closed
-
-
-def responses(raw: bytes) -> list[tuple[int, dict[str, str], bytes]]:
-    """The responses in ``raw`` (each with a Content-Length, as every answer here has)."""
-    found = []
-    while raw:
-        head, _, rest = raw.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-        size = int(fields.get("content-length", "0"))
-        found.append((int(lines[0].split()[1]), fields, rest[:size]))
-        raw = rest[size:]
-    return found
 
 
 @pytest.mark.parametrize(("case", "request_bytes", "status"), REFUSED, ids=[c[0] for c in REFUSED])
@@ -184,33 +138,12 @@ async def test_well_framed_requests_keep_the_connection(front: str) -> None:
         assert len(upstream.calls) == 4
 
 
-def _over_cap(port: int, cap: int, at_once: bool) -> bytes | str:
-    """A POST declaring one byte over ``cap``: sent whole, or its head first and its body a moment later (as a client
-    that writes the body after the head). What the client reads, or the error it met."""
-    head = post(CL % (cap + 1))
-    with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.settimeout(10)
-        try:
-            if at_once:
-                sock.sendall(head + b"x" * (cap + 1))
-            else:
-                sock.sendall(head)
-                time.sleep(0.3)  # the 413 is decided on the head; the body comes after it
-                sock.sendall(b"x" * (cap + 1))
-            received = b""
-            while chunk := sock.recv(65536):
-                received += chunk
-            return received
-        except OSError as exc:
-            return repr(exc)
-
-
 @pytest.mark.parametrize("at_once", [True, False], ids=["whole", "body-after-head"])
 async def test_a_body_over_the_cap_gets_its_413_not_a_reset(front: str, at_once: bool) -> None:
     cap = 1024 * 1024
     async with serving(front, cap) as (port, upstream):
         for _ in range(3):
-            got = await asyncio.to_thread(_over_cap, port, cap, at_once)
+            got = await asyncio.to_thread(over_cap, port, cap, at_once)
             assert isinstance(got, bytes), got
             answer = responses(got)
             assert [a[0] for a in answer] == [413] and answer[0][1]["connection"] == "close"
