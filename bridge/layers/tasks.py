@@ -20,7 +20,6 @@ tasks, ext tasks.mdx §Error Handling note); finished tasks keep their inlined r
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import secrets
@@ -454,13 +453,19 @@ class TasksUpstream(Upstream):
 
     async def _listen(self, request: Message, rest: Message, task_ids: list[str], ctx: CallContext, emit: Emit) -> Message:
         rid = request["id"]
-        accepted = []
+        accepted, elsewhere = [], False
         for task_id in task_ids:
-            with contextlib.suppress(FrameError):
+            try:
                 accepted.append(self._owned(ctx, task_id).bridge_id)
+            except FrameError:  # scaled out: a task held by another instance, followed through the store
+                if self.remote is not None and await self.remote.watchable(task_id, ctx.principal):
+                    accepted.append(task_id)
+                    elsewhere = True
         queue: asyncio.Queue[str] = asyncio.Queue()
         for task_id in accepted:
             self.watchers.setdefault(task_id, set()).add(queue)
+        if elsewhere:
+            self.remote.follow()
 
         acked = asyncio.Event()
 
@@ -474,6 +479,8 @@ class TasksUpstream(Upstream):
             while True:
                 task_id = await queue.get()
                 record = self.store.get(task_id)
+                if record is None and self.remote is not None:
+                    record = await self.remote.record(task_id)
                 if record is not None:
                     await emit(tx.status_notification(record, rid))
 

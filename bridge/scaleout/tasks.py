@@ -27,12 +27,17 @@ from mcp_eras.bridge.core import CallContext, Emit, Upstream, find
 from mcp_eras.bridge.layers.cluster import ClusterUpstream, store_down
 from mcp_eras.bridge.layers.tasks import TasksUpstream
 from mcp_eras.bridge.store.base import Store, StoreError
+from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.translate import tasks as tk
 from mcp_eras.bridge.translate.jsonrpc import Message
 
 log = logging.getLogger("mcp_bridge.cluster.tasks")
 
 SPACE = "tasks"
+CHANGES = "tasks"
+"""The announcement channel of task record changes (``{"id": bridge id}``), for listens on other instances."""
+FOLLOW_POLL_S = 1.0
+"""How often the follower of other instances' task changes checks whether any listen still needs it."""
 ROUTED = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/result"})
 UNLIMITED_TTL_MS = 7 * 24 * 3600 * 1000
 """How long the shared copy of a task with no TTL (``ttl: null``) is kept."""
@@ -91,6 +96,7 @@ class SharedTaskStore(tk.TaskStore):
             try:
                 await self.store.cache_put(SPACE, bridge_id, data, ttl_ms)
                 await self.store.cache_index(SPACE, tk.principal_index(data.get("principal")), bridge_id, ttl_ms)
+                await self.store.publish(CHANGES, {"id": bridge_id})
             except StoreError as exc:
                 self.on_error(exc)
                 log.warning("task %s not shared: %s", bridge_id, exc)
@@ -130,11 +136,66 @@ class SharedTaskStore(tk.TaskStore):
 class ClusterTasks:
     """``TasksUpstream.remote``: routes a task request to the instance that holds the task."""
 
-    def __init__(self, cluster: ClusterUpstream, store: SharedTaskStore, now_ms: Callable[[], int]) -> None:
+    def __init__(self, cluster: ClusterUpstream, store: SharedTaskStore, now_ms: Callable[[], int],
+                 watchers: dict[str, set[asyncio.Queue[str]]] | None = None) -> None:
         self.cluster = cluster
         self.store = store
         self.now_ms = now_ms
         self.counts = {"forwarded": 0, "taken_over": 0, "lost": 0}
+        self.watchers: dict[str, set[asyncio.Queue[str]]] = watchers if watchers is not None else {}
+        """The tasks layer's listen queues by task id (``TasksUpstream.watchers``)."""
+        self._follower: asyncio.Task[None] | None = None
+
+    # --- listens with taskIds of tasks held elsewhere ------------------------------------------------------------
+
+    async def watchable(self, task_id: str, principal: str | None) -> bool:
+        """Whether a listen of ``principal`` may watch ``task_id`` held by another instance: its shared record is the
+        principal's, a 2026 client's and live (as ``TasksUpstream._owned`` decides for a local one)."""
+        owner = tk.owner_instance(task_id)
+        if owner is None or owner == self.cluster.instance_id:
+            return False
+        record = await self.record(task_id)
+        return (record is not None and record.principal == principal and record.client_era == eras.MODERN
+                and not record.expired(self.now_ms()))
+
+    async def record(self, task_id: str) -> tk.TaskRecord | None:
+        """The shared copy of a task held elsewhere (None when unknown or the store fails)."""
+        try:
+            return await self.store.shared(task_id)
+        except StoreError as exc:
+            self.cluster.count_store_error()
+            log.warning("task %s not read from the store: %s", task_id, exc)
+            return None
+
+    def follow(self) -> None:
+        """Follow the other instances' task changes while a listen here watches a task held elsewhere (one follower)."""
+        if self._follower is None or self._follower.done():
+            self._follower = asyncio.get_running_loop().create_task(self._follow())
+
+    def _remote_watched(self) -> bool:
+        return any(self.store.get(task_id) is None for task_id in self.watchers)
+
+    async def _follow(self) -> None:
+        while self._remote_watched():
+            try:
+                sub = await self.cluster.store.subscribe(CHANGES)
+            except StoreError as exc:
+                self.cluster.count_store_error()
+                log.warning("task changes of other instances not followed: %s", exc)
+                await asyncio.sleep(FOLLOW_POLL_S)
+                continue
+            try:
+                while self._remote_watched():
+                    msg = await sub.get(timeout=FOLLOW_POLL_S)
+                    task_id = msg.get("id") if isinstance(msg, dict) else None
+                    if isinstance(task_id, str) and self.store.get(task_id) is None:
+                        for queue in self.watchers.get(task_id, ()):
+                            queue.put_nowait(task_id)
+            except StoreError as exc:
+                self.cluster.count_store_error()
+                log.warning("task changes of other instances: %s", exc)
+            finally:
+                await sub.aclose()
 
     async def route(self, request: Message, ctx: CallContext, emit: Emit) -> Message | None:
         """The owner's answer, or None when this instance answers (it holds the task, took it over just
@@ -174,7 +235,7 @@ def attach(tasks: TasksUpstream, cluster: ClusterUpstream) -> None:
     shared = SharedTaskStore(cluster.store, lambda exc: cluster.count_store_error(), tasks.store)
     tasks.store = shared
     tasks.mint = minter(cluster.instance_id)
-    remote = ClusterTasks(cluster, shared, tasks.now_ms)
+    remote = ClusterTasks(cluster, shared, tasks.now_ms, tasks.watchers)
     tasks.remote = remote
     tasks.listing = lambda principal: shared.everywhere(principal, tasks.now_ms())
     cluster.republishers.append(shared.republish)

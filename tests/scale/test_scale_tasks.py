@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import redis
 import scale_peers
@@ -21,7 +22,7 @@ from scale_peers import LegacySession
 import peers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from test_tasks_a import Client2026  # noqa: E402
+from test_tasks_a import CAPS, Client2026  # noqa: E402
 
 pytestmark = [pytest.mark.legacy_peer]
 
@@ -119,3 +120,31 @@ def test_tasks_list_sees_every_instance(cluster: scale_peers.Cluster) -> None:
         assert all(t["status"] == "working" for t in listed), listed
     for s, task_id in zip(sessions, sorted(created), strict=True):
         s.request("tasks/cancel", {"taskId": task_id})
+
+
+def test_listen_with_task_ids_of_a_task_held_elsewhere(cluster: scale_peers.Cluster) -> None:
+    """A 2026 client's listen with ``taskIds`` reaching another instance than the one holding the task is acknowledged
+    with the task and gets its status notifications (ext tasks.mdx §Task Status Notifications)."""
+    a, b, _ = cluster.instances
+    client = Client2026(a.url, auth="Bearer listener")
+    created = client.create("slow", {"steps": 4, "step_ms": 1000})  # outlasts opening the listen on a loaded machine
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": CAPS}
+    msg = {"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+           "params": {"notifications": {"taskIds": [created["taskId"]]}, "_meta": meta}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen", "Authorization": client.auth}
+    frames: list[dict] = []
+    deadline = time.monotonic() + 60  # (a hang guard: the task ends within seconds)
+    with httpx.stream("POST", b.url, content=json.dumps(msg), headers=headers, timeout=60) as resp:
+        for line in resp.iter_lines():
+            if time.monotonic() > deadline:
+                break
+            if line.startswith("data:") and line[5:].strip():
+                frames.append(json.loads(line[5:]))
+                if (frames[-1].get("params") or {}).get("status") in FINAL:
+                    break
+    assert frames[0]["params"]["notifications"]["taskIds"] == [created["taskId"]], frames[0]
+    last = frames[-1]
+    assert last["method"] == "notifications/tasks" and last["params"]["taskId"] == created["taskId"], frames
+    assert last["params"]["status"] == "completed", last
+    assert last["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
