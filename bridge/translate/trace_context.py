@@ -120,6 +120,15 @@ def extract(request: Message, headers: dict[str, str] | None = None) -> dict[str
     return _clean(headers) if headers else {}
 
 
+def header_fields(request: Message) -> dict[str, str] | None:
+    """The trace fields of a request's ``_meta`` as HTTP headers for the same request (a 2025 server on Streamable
+    HTTP reads them there as well), None when it has none: one dict lookup for an untraced request."""
+    meta = request_meta(request)
+    if not meta or TRACEPARENT not in meta:
+        return None
+    return _clean(meta) or None
+
+
 def inject(request: Message, fields: dict[str, str]) -> Message:
     """``request`` with ``fields`` as its ``params._meta`` trace keys (both eras carry them there; any the request had
     are replaced, a field absent from ``fields`` is removed). A new dict down to ``_meta``; the rest is shared."""

@@ -21,7 +21,7 @@ import httpx
 
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.sse import ResponseEvents, sse_events
-from mcp_eras.bridge.translate import errors, jsonrpc
+from mcp_eras.bridge.translate import errors, jsonrpc, trace_context
 from mcp_eras.bridge.translate import probe as era_probe
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, Message, RequestId
 from mcp_eras.bridge.upstream import lean_http
@@ -287,7 +287,10 @@ class StreamableHttpTransport(LegacyTransport):
             task.cancel()
 
     def _exchange(self, msg: Message) -> AbstractAsyncContextManager[Any]:
-        return lean_http.post(self.client, self.url, jsonrpc.dumps(msg), self._headers(), self._post_timeout,
+        headers = self._headers()
+        if (trace := trace_context.header_fields(msg)) is not None:  # W3C trace context as headers too (issue #32)
+            headers.update(trace)
+        return lean_http.post(self.client, self.url, jsonrpc.dumps(msg), headers, self._post_timeout,
                               rpc_extensions(msg.get("method")))
 
     def _post_done(self, rid: RequestId, discard: Callable[[], None] | None) -> None:

@@ -6,7 +6,8 @@ Usage (run it with the mcp 1.x interpreter)::
 
 Every tool of ``samples/legacy/mrtr_server.py``, plus ``traced_ask_name``: it appends one JSON line to RECORD_FILE
 (``{"tool", "era", "traceparent", "tracestate", "baggage"}``, read from the request's ``params._meta``, where a 2025
-server finds W3C trace context per the OpenTelemetry MCP conventions), then asks the user's name (form elicitation).
+server finds W3C trace context per the OpenTelemetry MCP conventions, and ``header_traceparent``, the HTTP header of
+the request on Streamable HTTP), then asks the user's name (form elicitation).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def main(argv: list[str]) -> None:
 
     @server.tool(description="Record the trace context received, then ask the user's name.")
     async def traced_ask_name(ctx: Context) -> str:
-        append(record, {"tool": "traced_ask_name", "era": "2025-11-25", **received(ctx.request_context.meta)})
+        http = ctx.request_context.request  # (the HTTP request on Streamable HTTP, None on stdio)
+        append(record, {"tool": "traced_ask_name", "era": "2025-11-25", **received(ctx.request_context.meta),
+                        "header_traceparent": http.headers.get("traceparent") if http is not None else None})
         name = await mrtr_server.ask_for_name(ctx)
         return f"Hello, {name}!" if name is not None else "declined"
 

@@ -11,6 +11,7 @@ its own era's ``_meta``) names the bridge's client span, whose parent chain ends
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -69,11 +70,23 @@ def histogram_count(got: Received) -> int:
 
 
 @pytest.mark.legacy_peer
-def test_2026_client_to_2025_server_with_an_elicitation_round(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_2026_client_to_2025_server_with_an_elicitation_round(tmp_path: Path, transport: str) -> None:
     record = tmp_path / "received.jsonl"
-    upstream = [peers.legacy_python(), str(peers.SAMPLES / "otel" / "legacy_traced_server.py"), str(record), "stdio"]
+    server = [peers.legacy_python(), str(peers.SAMPLES / "otel" / "legacy_traced_server.py"), str(record)]
+    server_port = peers.free_port()
+    with contextlib.ExitStack() as stack:
+        if transport == "http":  # (the 2025 server on Streamable HTTP: the context comes in _meta and as headers)
+            stack.enter_context(peers.running([*server, "http", "--port", str(server_port)], server_port))
+        upstream = ["--upstream", f"http://127.0.0.1:{server_port}/mcp"] if transport == "http" else ["--", *server, "stdio"]
+        run_direction_a(record, upstream, transport)
+
+
+def run_direction_a(record: Path, upstream: list[str], transport: str) -> None:
     with otlp_receiver() as (endpoint, got):
-        cmd, port = bridge(upstream, "--upstream-era", "2025-11-25")
+        port = peers.free_port()
+        cmd = [*peers.bridge_cmd(), "serve", "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--otel",
+               "--upstream-era", "2025-11-25", *upstream]
         with peers.running(cmd, port, env=otel_env(endpoint)), httpx.Client(timeout=120) as client:
             url = f"http://127.0.0.1:{port}/mcp"
             headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "traced_ask_name",
@@ -95,6 +108,7 @@ def test_2026_client_to_2025_server_with_an_elicitation_round(tmp_path: Path) ->
 
             (line,) = recorded(record)  # the 2025 server saw the call once (the retry resumed the parked call)
             spans = check_chain(got, line["traceparent"])
+            assert line["header_traceparent"] == (line["traceparent"] if transport == "http" else None)
             name = TOOL_SPAN.format("traced_ask_name")
             assert [s.name for s in spans] == [name, name]
             attrs = spans[-1].attributes

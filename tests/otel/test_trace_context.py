@@ -97,3 +97,10 @@ def test_client_requests_of_a_call_carry_its_trace_context() -> None:
     untouched = [{"jsonrpc": "2.0", "id": 3, "method": "roots/list"}]
     tc.onto_client_requests(untouched, call())
     assert "params" not in untouched[0]
+
+
+def test_header_fields_of_a_request() -> None:
+    assert tc.header_fields(call({"traceparent": TP, "tracestate": "a=b", "other": "x"})) == {"traceparent": TP, "tracestate": "a=b"}
+    assert tc.header_fields(call({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})) is None
+    assert tc.header_fields(call({"traceparent": "bad"})) is None
+    assert tc.header_fields({"jsonrpc": "2.0", "id": 1, "method": "ping"}) is None
