@@ -268,7 +268,7 @@ def serve(
         scope=oauth_scope, redirect_port=oauth_redirect_port, token_store=oauth_token_store)
     credentials = _upstream_credentials(upstream_auth, upstream, oauth_client_id, oauth_client_secret, oauth_scope, settings)
     target = Target(url=upstream, command=command, headers=headers, transport=upstream_transport, env=child_vars,
-                    inherit_env=inherit, cwd=cwd, auth=credentials or _upstream_auth(upstream, sign_in))
+                    inherit_env=inherit, cwd=cwd, auth=credentials or _upstream_auth(upstream, sign_in, headers))
     up = with_tasks(make_upstream(target, settings), settings)
     if settings.auth_issuer or credentials is not None:  # the caller for the upstream credential, and the audit line
         from mcp_eras.bridge.gateway.audit import AuditLog
@@ -321,13 +321,14 @@ def _upstream_credentials(mode: str, upstream: str | None, client_id: str | None
     return UpstreamCredentials(UpstreamAuth(mode, client_id=client_id, client_secret=secret, scope=scope), upstream)
 
 
-def _upstream_auth(upstream: str | None, options):  # type: ignore[no-untyped-def]
-    """The sign-in of an HTTP upstream (``mcp_eras.bridge.auth``), or None."""
+def _upstream_auth(upstream: str | None, options, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The sign-in of an HTTP upstream (``mcp_eras.bridge.auth``), or None. An ``Authorization`` among the operator's
+    ``-H`` headers is sent as given; a caller's never is."""
     if upstream is None or options is None:
         return None
     from mcp_eras.bridge.auth import build_auth
 
-    return build_auth(upstream, options)
+    return build_auth(upstream, options, operator_authorization=any(k.lower() == "authorization" for k in headers))
 
 
 def _legacy_http_front(up, settings: Settings):  # type: ignore[no-untyped-def]

@@ -33,9 +33,15 @@ class SignInFailed(httpx.RequestError):
 class UpstreamOAuth(httpx.Auth):
     requires_request_body = True  # a retried request is sent again whole
 
-    def __init__(self, runner: SignInRunner) -> None:
+    def __init__(self, runner: SignInRunner, *, operator_authorization: bool = False) -> None:
+        """``operator_authorization``: the operator configured an ``Authorization`` header for this upstream (``-H``),
+        which is then sent as given. Any other ``Authorization`` on a request is a caller's, meant for the bridge:
+        it is replaced by the bridge's own sign-in, never passed through (2026-07-28 basic/authorization "Token
+        Passthrough")."""
         self.runner = runner
+        self.operator_authorization = operator_authorization
         self._lock = anyio.Lock()
+        self._told_dropped = False
 
     def covers(self, url: httpx.URL) -> bool:
         """Whether a request to ``url`` may carry this upstream's token: same origin as the upstream, and
@@ -52,8 +58,14 @@ class UpstreamOAuth(httpx.Auth):
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         if "authorization" in request.headers:
-            yield request  # an operator's explicit header is sent as given
-            return
+            if self.operator_authorization:
+                yield request  # an operator's explicit header is sent as given
+                return
+            del request.headers["authorization"]  # a caller's: the bridge signs in itself
+            if not self._told_dropped:
+                self._told_dropped = True
+                log.info("oauth: a caller's Authorization header is not sent to %s: the bridge signs in itself",
+                         self.runner.server_url)
         sent = await self.authorization_for(request.url)
         if sent is not None:
             request.headers["Authorization"] = sent
@@ -128,6 +140,8 @@ def _wants_sign_in(status: int, www_authenticate: list[str]) -> bool:
     return challenge.error == "insufficient_scope" or (challenge.error is None and challenge.scope is not None)
 
 
-def build_auth(server_url: str, options: OAuthOptions | None = None, **runner_kwargs: object) -> UpstreamOAuth:
+def build_auth(server_url: str, options: OAuthOptions | None = None, *, operator_authorization: bool = False,
+               **runner_kwargs: object) -> UpstreamOAuth:
     """The hook an HTTP upstream installs: ``httpx.AsyncClient(..., auth=build_auth(url, options))``."""
-    return UpstreamOAuth(SignInRunner(server_url, options, **runner_kwargs))  # type: ignore[arg-type]
+    return UpstreamOAuth(SignInRunner(server_url, options, **runner_kwargs),  # type: ignore[arg-type]
+                         operator_authorization=operator_authorization)

@@ -174,7 +174,8 @@ def peer() -> Peer:
     return Peer()
 
 
-def make(peer: Peer, store_dir: Path, **options: Any) -> tuple[httpx.AsyncClient, UpstreamOAuth, Browser]:
+def make(peer: Peer, store_dir: Path, operator_authorization: bool = False,
+         **options: Any) -> tuple[httpx.AsyncClient, UpstreamOAuth, Browser]:
     transport = peer.transport()
     browser = Browser(transport)
     runner = SignInRunner(
@@ -184,7 +185,7 @@ def make(peer: Peer, store_dir: Path, **options: Any) -> tuple[httpx.AsyncClient
         http=httpx.AsyncClient(transport=transport),
         clock=lambda: peer.now,
     )
-    auth = UpstreamOAuth(runner)
+    auth = UpstreamOAuth(runner, operator_authorization=operator_authorization)
     return httpx.AsyncClient(transport=transport, auth=auth), auth, browser
 
 
@@ -253,7 +254,7 @@ async def test_a_revoked_token_is_refreshed_on_401_without_a_browser(peer: Peer,
 
 @pytest.mark.anyio
 async def test_token_never_sent_to_another_host_and_operator_header_wins(peer: Peer, tmp_path: Path) -> None:
-    client, _, browser = make(peer, tmp_path)
+    client, _, browser = make(peer, tmp_path, operator_authorization=True)
     async with client:
         await client.post(MCP, json=rpc("tools/list"))
         await client.post(OTHER + "/mcp", json=rpc("tools/list"))
@@ -261,6 +262,23 @@ async def test_token_never_sent_to_another_host_and_operator_header_wins(peer: P
         explicit = await client.post(MCP, json=rpc("tools/list"), headers={"Authorization": "Bearer operator"})
     assert peer.other_auth == [None]
     assert explicit.status_code == 401 and peer.rs_auth[-1] == "Bearer operator" and len(browser.opened) == 1
+
+
+@pytest.mark.anyio
+async def test_a_callers_authorization_is_replaced_by_the_bridges_sign_in(peer: Peer, tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """``--oauth-shared-login``: a caller's token was meant for the bridge; it never reaches the upstream
+    (2026-07-28 basic/authorization "Token Passthrough"), whose requests carry the bridge's own sign-in."""
+    caplog.set_level(logging.INFO, logger="mcp_eras.bridge.auth")
+    client, _, browser = make(peer, tmp_path)
+    async with client:
+        first = await client.post(MCP, json=rpc("tools/list"), headers={"Authorization": "Bearer caller-token-1234567"})
+        second = await client.post(MCP, json=rpc("tools/list", 2), headers={"Authorization": "Bearer caller-token-1234567"})
+    assert first.status_code == second.status_code == 200 and len(browser.opened) == 1
+    assert "Bearer caller-token-1234567" not in peer.rs_auth
+    assert peer.rs_auth == [None, "Bearer " + at(1), "Bearer " + at(1)]
+    told = [r.getMessage() for r in caplog.records if "not sent to" in r.getMessage()]
+    assert len(told) == 1 and "caller-token" not in told[0]
 
 
 @pytest.mark.anyio
