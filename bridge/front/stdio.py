@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -19,8 +21,11 @@ from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.fronts import Cancel, Deliver, Reply, Run, Skip, StdioFront, modern_stdio_frame
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
+from mcp_eras.bridge.translate.legacy_server.listen import LISTEN, listen_completion
 
 log = logging.getLogger("mcp_bridge.stdio")
+DRAIN_SECONDS = 2.0
+"""How long a SIGTERM waits for the completions of open listens to be written."""
 
 Write = Callable[[Message], Awaitable[None]]
 
@@ -39,11 +44,15 @@ class ModernStdioSession:
         self.write = write
         self.tasks: dict[RequestId, asyncio.Task[None]] = {}
         self.ctx = CallContext()
+        self.listens: set[RequestId] = set()
 
     async def on_frame(self, msg: Message) -> None:
         step = modern_stdio_frame(msg, self.tasks)
         if isinstance(step, Run):
-            self.tasks[msg["id"]] = asyncio.create_task(self._run(msg))
+            self.tasks[msg["id"]] = task = asyncio.create_task(self._run(msg))
+            if msg["method"] == LISTEN:
+                self.listens.add(msg["id"])
+                task.add_done_callback(lambda _t, rid=msg["id"]: self.listens.discard(rid))
         elif isinstance(step, Cancel):
             self.tasks[step.request_id].cancel()
         elif isinstance(step, Reply):
@@ -66,6 +75,15 @@ class ModernStdioSession:
         self.tasks.pop(rid, None)
         await self.write(response)
 
+    async def drain(self) -> None:
+        """The bridge is stopping: each open listen ends with its completion result (2026-07-28 schema
+        ``SubscriptionsListenResult``; without it the client would read the end as an abrupt drop)."""
+        for rid in list(self.listens):
+            task = self.tasks.get(rid)
+            if task is not None and not task.done():
+                task.cancel()  # (``_run`` then writes nothing for it)
+                await self.write(listen_completion(rid))
+
     async def aclose(self) -> None:
         for task in list(self.tasks.values()):
             task.cancel()
@@ -83,6 +101,7 @@ async def serve_stdio(
 ) -> None:
     """Serve one client on stdin/stdout until EOF."""
     loop = asyncio.get_running_loop()
+    reader_is_stdin = reader is None
     if reader is None:
         reader = asyncio.StreamReader(limit=settings.max_line_bytes)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -105,6 +124,9 @@ async def serve_stdio(
 
     handler: FrameHandler | None = None
     front = StdioFront(settings.front_era, legacy_factory is not None, settings.max_line_bytes)
+    if reader_is_stdin:  # (never in a process that only embeds this front: the signal is the process's)
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(_drain_then_stop(loop, handler)))
     failed_start: UpstreamError | None = None
     try:
         await upstream.start()
@@ -137,8 +159,22 @@ async def serve_stdio(
             assert handler is not None
             await handler.on_frame(step.msg)
     finally:
+        if reader_is_stdin:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGTERM)
         if handler is not None:
             await handler.aclose()
         await upstream.aclose()
     if failed_start is not None and not served:
         raise failed_start  # the session ended without the upstream ever answering: the bridge exits with its error
+
+
+async def _drain_then_stop(loop: asyncio.AbstractEventLoop, handler: FrameHandler | None) -> None:
+    """SIGTERM: a 2026 client's open listens get their completion (within 2 s), then the signal takes its
+    ordinary course (the process ends as it always did on SIGTERM)."""
+    if isinstance(handler, ModernStdioSession):
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(handler.drain(), DRAIN_SECONDS)
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.remove_signal_handler(signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGTERM)

@@ -109,3 +109,29 @@ def test_a_server_removed_by_a_reload_completes_its_listens(tmp_path: Path) -> N
         (done,) = frames[1:]
         spec.modern("SubscriptionsListenResultResponse", done)
         assert done["result"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 9}
+
+
+@pytest.mark.legacy_peer
+@pytest.mark.parametrize("which", list(UPSTREAMS))
+def test_a_stopping_stdio_bridge_completes_the_listens_of_its_2026_client(which: str) -> None:
+    """The stdio front: SIGTERM writes each open listen's completion on stdout, then the process ends as it did
+    before (by the signal)."""
+    cmd = [*peers.bridge_cmd(), "serve", "--stdio", "--log-level", "warning", "--", *UPSTREAMS[which]()]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        body = {"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+                "params": {"_meta": META, "notifications": {"toolsListChanged": True}}}
+        proc.stdin.write((json.dumps(body) + "\n").encode())
+        proc.stdin.flush()
+        ack = json.loads(proc.stdout.readline())
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+        proc.send_signal(signal.SIGTERM)
+        done = json.loads(proc.stdout.readline())
+        spec.modern("SubscriptionsListenResultResponse", done)
+        assert done["id"] == 5 and done["result"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 5}
+        assert proc.wait(60) == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
