@@ -8,11 +8,14 @@ per-session tasks ``mcp_eras.bridge.front.legacy_runner``'s, the replayable stre
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import itertools
 import logging
 import secrets
+import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -50,6 +53,23 @@ from mcp_eras.bridge.translate.legacy_client.streams import (
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
 
 log = logging.getLogger("mcp_bridge.front.legacy")
+
+TRIM_DELAY = 1.0
+"""Seconds after a session ends before the freed heap is handed back to the system (``_trim``): sessions that end
+together share one trim."""
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None elsewhere). Python frees a session's objects when it ends, but glibc keeps the
+    freed heap pages of large objects (answers, request bodies) mapped: measured, 1 MiB answers left the process
+    5 MB above its start after their session ended; ``malloc_trim(0)`` returns the free pages (MADV_DONTNEED)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim() if sys.platform.startswith("linux") else None
 
 TRACE_FIELDS = frozenset(TRACE_META_KEYS)
 
@@ -123,6 +143,7 @@ class LegacyHttpFront:
         self.listens = ListenHub(ll.ListenBudget(settings.legacy_listens_max), self._reclaim)
         """Upstream listens, one shared by the sessions of a principal and client identity (``--max-listens`` caps them)."""
         self._reaper: asyncio.Task[None] | None = None
+        self._trim: asyncio.TimerHandle | None = None
 
     def status(self) -> dict[str, Any]:
         budget = self.listens.budget
@@ -139,7 +160,14 @@ class LegacyHttpFront:
         if self.sessions.pop(slot.sid, None) is None:
             return False
         self.count.closed(slot.principal)
+        if _TRIM is not None and self._trim is None:
+            self._trim = asyncio.get_running_loop().call_later(TRIM_DELAY, self._trimmed)
         return True
+
+    def _trimmed(self) -> None:
+        self._trim = None
+        if _TRIM is not None:
+            _TRIM(0)
 
     def _ensure_reaper(self) -> None:
         if self._reaper is None or self._reaper.done():
@@ -149,12 +177,15 @@ class LegacyHttpFront:
         interval = ls.reap_interval(self.settings.session_idle_timeout)
         while self.sessions:
             await asyncio.sleep(interval)
-            now = time.monotonic()
-            for sid, slot in list(self.sessions.items()):
-                if slot.session is not None and slot.session.expired(now):
-                    log.info("session %s expired", sid)
-                    self._drop(slot)
-                    await slot.close()
+            await self._reap_once(time.monotonic())
+
+    async def _reap_once(self, now: float) -> None:
+        """End the expired sessions. (A function of its own: a loop variable in ``_reap`` held the last session it
+        looked at, and everything the session kept, through the sleep that follows.)"""
+        for slot in [s for s in self.sessions.values() if s.session is not None and s.session.expired(now)]:
+            log.info("session %s expired", slot.sid)
+            self._drop(slot)
+            await slot.close()
 
     def _lookup(self, headers: Mapping[str, str], rid: RequestId | None, ctx: CallContext | None = None,
                 found: tuple[str | None, HttpSessionSlot | None] | None = None) -> HttpSessionSlot | Response:
@@ -409,6 +440,8 @@ class LegacyHttpFront:
     async def aclose(self) -> None:
         if self._reaper is not None:
             self._reaper.cancel()
+        if self._trim is not None:
+            self._trim.cancel()
         sessions = list(self.sessions.values())
         for slot in sessions:
             self._drop(slot)

@@ -386,3 +386,22 @@ async def test_idle_sessions_never_starve_a_new_subscriber() -> None:
         _eid, note = await stream.next_event()
         assert check(note)["params"] == {"uri": "file:///late"}
         assert len(e.upstream.listens) <= 8
+
+
+async def test_null_client_info_and_an_empty_protocol_version_header_are_refused(env: Env) -> None:
+    """Issue #33 item 6. 2025-11-25 basic/lifecycle.mdx §Initialization: clientInfo is an Implementation (-32602
+    otherwise); basic/transports.mdx §Protocol Version Header: an invalid version gets 400 (an empty one too)."""
+    client = env.client()
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": None}
+    refused = await client.post(jsonrpc.request(1, "initialize", params))
+    assert "mcp-session-id" not in refused.headers and check(await refused.json())["error"]["code"] == -32602
+    params["clientInfo"] = {"name": "x", "version": "1"}
+    empty = await client.post(jsonrpc.request(1, "initialize", params), {"mcp-protocol-version": ""})
+    assert empty.status == 400 and "mcp-session-id" not in empty.headers
+    assert check(await empty.json())["error"]["code"] == -32600
+    await client.initialize()
+    later = await client.post(jsonrpc.request(2, "ping"), {"mcp-protocol-version": ""})
+    assert later.status == 400 and check(await later.json())["error"]["code"] == -32600
+    client.version = None  # absent: 2025-03-26 assumed
+    assert "result" in check(await client.rpc(jsonrpc.request(3, "ping")))
+    assert not env.upstream.requests or all(r["method"] != "initialize" for r in env.upstream.requests)

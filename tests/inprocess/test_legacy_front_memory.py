@@ -7,9 +7,11 @@ The same scenarios against a real bridge process, by RSS: tests/stress/test_lega
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import tracemalloc
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -33,8 +35,8 @@ KIB = 1024
 
 
 @contextlib.asynccontextmanager
-async def front() -> AsyncIterator[tuple[fakes.ListeningUpstream, LegacyHttpFront, Any]]:
-    settings = Settings(request_timeout=10.0, connect_timeout=5.0, session_idle_timeout=600.0)
+async def front(idle: float = 600.0) -> AsyncIterator[tuple[fakes.ListeningUpstream, LegacyHttpFront, Any]]:
+    settings = Settings(request_timeout=10.0, connect_timeout=5.0, session_idle_timeout=idle)
     upstream = fakes.ListeningUpstream()
     legacy = LegacyHttpFront(upstream, settings)
     try:
@@ -206,3 +208,18 @@ async def test_malformed_frames_on_long_lived_sessions_leave_nothing_behind(trac
                 client.open.clear()
         assert before.grown(upstream) < 64 * KIB
         assert len(legacy.sessions) == 4
+
+
+async def test_an_ended_session_is_not_held_by_the_reaper() -> None:
+    """The expiry reaper's loop variable held the last session it looked at (and every stream it kept) through its
+    sleep: up to 30 s after DELETE with the default idle timeout."""
+    async with front(idle=4.0) as (_upstream, legacy, app):  # the reaper looks every second
+        client = await session(app)
+        await big_answer(client, 1, 64 * KIB)
+        (slot,) = legacy.sessions.values()
+        gone = weakref.ref(slot)
+        del slot
+        await asyncio.sleep(1.5)  # (no deadline to meet: the reaper has looked at the live session at least once)
+        await delete(client)
+        gc.collect()
+        assert gone() is None
