@@ -90,7 +90,7 @@ class ClusterLegacyFront:
         self._key = cluster._key
         self._saved: dict[str, dict] = {}
         self._touched: dict[str, float] = {}
-        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0, "probed": 0}
+        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0, "probed": 0, "events_dropped": 0}
         self._epochs: dict[str, int] = {}
         """Adopted sessions: the first GET-stream sequence this instance used (older ids are the old owner's)."""
         self._writers: dict[str, tuple[asyncio.Queue[tuple[int, Message]], asyncio.Task[None]]] = {}
@@ -194,8 +194,15 @@ class ClusterLegacyFront:
         slot = self.inner.sessions.get(sid)
         if slot is None:
             return
-        queue: asyncio.Queue[tuple[int, Message]] = asyncio.Queue()
-        slot.get_stream.on_push = lambda seq, msg: queue.put_nowait((seq, msg))
+        queue: asyncio.Queue[tuple[int, Message]] = asyncio.Queue(MAX_STORED_EVENTS)
+
+        def push(seq: int, msg: Message) -> None:
+            if queue.full():  # the store is slow or away: the oldest unwritten event goes, as the store would trim it
+                queue.get_nowait()
+                self.relayed["events_dropped"] += 1
+            queue.put_nowait((seq, msg))
+
+        slot.get_stream.on_push = push
         self._writers[sid] = (queue, asyncio.get_running_loop().create_task(self._write_events(sid, queue)))
 
     async def _write_events(self, sid: str, queue: asyncio.Queue[tuple[int, Message]]) -> None:
