@@ -2,7 +2,8 @@
 
     /healthz   200 {"status": "ok", ...} while the upstream answers; 503 {"status": "down", "reason": ...}
                while it cannot be reached (checked on demand, at most once per ``check_interval``)
-    /readyz    the same check, for load balancers: 200 "ready" or 503 with the reason
+    /readyz    the same check, for load balancers: 200 "ready" or 503 with the reason (scaled out: also while the
+               shared store does not answer; /healthz then says "degraded" and shows the store's state)
     /metrics   Prometheus text: requests by client era, upstream era and outcome, call latency, upstream_up
 
 The metrics registry and text rendering are fleet mode's (``mcp_eras.bridge.fleet.metrics``): one format,
@@ -171,10 +172,16 @@ class Observer:
         status = self._status()  # the state when the request came, before the check's round trip
         ok, reason = await self.check()
         body, code = oc.health_body(ok, reason, self.target.describe(), status)
+        cluster = find(self.upstream, ClusterUpstream)
+        if cluster is not None:
+            oc.with_store(body, cluster.store.name, cluster.store_ok)
         return JSONResponse(body, status_code=code)
 
     async def readyz(self, request: Request) -> Response:
         ok, reason = await self.check()
+        cluster = find(self.upstream, ClusterUpstream)
+        if cluster is not None:
+            ok, reason = oc.ready_with_store(ok, reason, cluster.store.name, cluster.store_ok)
         text, code = oc.readiness(ok, reason)
         return PlainTextResponse(text, status_code=code)
 

@@ -117,6 +117,22 @@ def health_body(ok: bool, reason: str, target: str, status: dict[str, Any]) -> t
     return body, OK_STATUS if ok else UNAVAILABLE_STATUS
 
 
+def with_store(body: dict[str, Any], store: str, store_ok: bool) -> dict[str, Any]:
+    """/healthz of a scaled-out instance: the shared store's state beside the upstream's; an instance whose upstream
+    answers but whose store does not is ``degraded`` (still 200: the process is alive and answers what it holds)."""
+    body["store"] = {"name": store, "ok": store_ok}
+    if body.get("status") == "ok" and not store_ok:
+        body["status"] = "degraded"
+    return body
+
+
+def ready_with_store(ok: bool, reason: str, store: str, store_ok: bool) -> tuple[bool, str]:
+    """/readyz of a scaled-out instance: not ready while its shared store does not answer."""
+    if ok and not store_ok:
+        return False, f"shared store {store} unreachable"
+    return ok, reason
+
+
 def readiness(ok: bool, reason: str) -> tuple[str, int]:
     """/readyz: the text and its HTTP status."""
     return ("ready\n", OK_STATUS) if ok else (f"not ready: {reason}\n", UNAVAILABLE_STATUS)

@@ -149,3 +149,14 @@ def test_readiness_follows_the_shared_store(tmp_path: Path) -> None:
             server = httpx.get(f"{bridge.base}/servers/good/healthz", timeout=30)
             assert server.status_code == 503 and "unreachable" in server.json()["reason"]
 
+
+
+def test_a_single_instance_reports_its_store() -> None:
+    body, code = oc.health_body(True, "", "stdio: x", {})
+    assert code == 200 and oc.with_store(body, "redis", False)["status"] == "degraded"
+    assert body["store"] == {"name": "redis", "ok": False}
+    down, _ = oc.health_body(False, "no answer", "stdio: x", {})
+    assert oc.with_store(down, "redis", False)["status"] == "down"  # the worse state stays
+    assert oc.ready_with_store(True, "", "redis", False) == (False, "shared store redis unreachable")
+    assert oc.ready_with_store(False, "no answer", "redis", False) == (False, "no answer")
+    assert oc.ready_with_store(True, "", "redis", True) == (True, "")
