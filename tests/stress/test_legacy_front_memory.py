@@ -7,7 +7,7 @@ The bridge's RSS is sampled from /proc/PID/status throughout. It must stay withi
 transient) and come back to within 5 MB of where it started once the sessions have ended. Before the fixes this run
 took it from 64 to 123 MB with the ids and to 182 MB with the answers, and nothing came back (after: 54 -> 79 at
 the peak -> 58 MB). Python-level retention of each
-scenario is measured in process: tests/inprocess/test_legacy_front_memory.py.
+scenario is measured in process: tests/inprocess/test_legacy_session_memory.py.
 """
 
 from __future__ import annotations

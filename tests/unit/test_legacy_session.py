@@ -143,6 +143,18 @@ def test_long_request_ids_are_refused_and_remembered_ids_are_capped_in_character
     assert restored.recent_chars == sum(map(len, restored.recent_ids)) <= ls.ID_MEMORY_CHARS
 
 
+def test_requests_in_flight_are_capped_per_session() -> None:
+    state = session()
+    for n in range(ls.INFLIGHT_MAX):
+        assert ls.start_request(state, n) == ls.id_key(n)
+    busy = ls.start_request(state, "one more")
+    assert busy is ls.BUSY and busy.status == 429
+    spec.legacy("JSONRPCErrorResponse", busy.response("one more"))
+    assert busy.response("one more")["error"]["data"] == {"limit": "requests_in_flight", "max": ls.INFLIGHT_MAX}
+    ls.finish(state, 0)
+    assert ls.start_request(state, "one more") == ls.id_key("one more")  # the refused id was not used up
+
+
 def test_an_empty_protocol_version_header_is_refused() -> None:
     """2025-11-25 basic/transports.mdx §Protocol Version Header: an absent header assumes 2025-03-26; an empty one is
     an invalid version (400), on initialize too."""

@@ -35,6 +35,13 @@ seen; an id longer than this is refused (-32600, the limit named in ``data``) ra
 
 ID_LIMIT = "request_id_chars"
 
+INFLIGHT_MAX = 256
+"""Requests of one session in flight at once (each holds a task, a stream and the questions it asks the client);
+past it a request is refused until one ends (-32000, ``data.limit`` ``requests_in_flight``; HTTP 429), its id
+left unused so that it may be sent again."""
+
+INFLIGHT_LIMIT = "requests_in_flight"
+
 
 def id_key(rid: Any) -> str:
     """A JSON-safe key for a request id that keeps ``1`` and ``"1"`` apart."""
@@ -158,6 +165,8 @@ def start_request(state: SessionState, rid: RequestId) -> str | Refusal:
     refusal = refuse_id(rid)
     if refusal is not None:
         return refusal
+    if len(state.inflight) >= INFLIGHT_MAX:
+        return BUSY
     if not claim_id(state, rid):
         return REUSED_ID
     key = state.recent_ids[-1]  # the key claim_id just remembered
@@ -248,6 +257,9 @@ REUSED_ID = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST,
 LONG_ID = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST,
                   f"Invalid Request: request id longer than {ID_MAX_CHARS} characters ({ID_LIMIT})",
                   data={"limit": ID_LIMIT, "max": ID_MAX_CHARS})
+BUSY = Refusal(429, errors.LIMIT_REACHED,
+               f"Too many requests in flight in this session ({INFLIGHT_LIMIT}={INFLIGHT_MAX})",
+               data={"limit": INFLIGHT_LIMIT, "max": INFLIGHT_MAX})
 ALREADY_INITIALIZED = Refusal(errors.LEGACY_REFUSED_STATUS, errors.INVALID_REQUEST, "Invalid Request: already initialized")
 
 
