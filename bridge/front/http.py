@@ -28,6 +28,7 @@ from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.gateway.identity import CALLER
+from mcp_eras.bridge.layers.policy import gate_of
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate.fronts import (
     Accepted,
@@ -40,6 +41,8 @@ from mcp_eras.bridge.translate.fronts import (
     method_refusal,
     modern_post,
 )
+from mcp_eras.bridge.translate.gateway import policy as gp
+from mcp_eras.bridge.translate.gateway import resource as rs
 from mcp_eras.bridge.translate.gateway.ratelimit import retry_after_header
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_server.listen import LISTEN, listen_completion
@@ -177,6 +180,12 @@ class HttpFront:
         self._listens: dict[int, Callable[[], None]] = {}
         """The open ``subscriptions/listen`` streams: each one's way to end with its completion (``drain``)."""
         self.draining = False
+        self.gate = gate_of(upstream)
+        """The server's gateway layer (tool policy and audit), for refusals decided before a call starts."""
+        self.resource_metadata: str | None = (rs.metadata_url(settings.auth_audience)
+                                              if settings.auth_issuer and settings.auth_audience else None)
+        """Behind a resource server (``--auth-issuer``; a fleet's ``[auth]`` sets it per server): the URL of this
+        endpoint's protected resource metadata, named by a 403's challenge."""
 
     def drain(self) -> None:
         """The bridge is stopping: every listen stream it serves ends with its completion result (2026-07-28 schema
@@ -241,7 +250,26 @@ class HttpFront:
             return refused_response(meta)
         if isinstance(meta, Accepted):
             return Response(status_code=202)
-        return await self.dispatch(msg, headers_context(headers), watch, meta)
+        ctx = headers_context(headers)
+        if ctx.subject is not None and msg["method"] == "tools/call" and self.gate is not None:
+            refused = self.step_up(msg, ctx, headers)
+            if refused is not None:
+                return refused
+        return await self.dispatch(msg, ctx, watch, meta)
+
+    def step_up(self, msg: Message, ctx: CallContext, headers: Mapping[str, str]) -> Response | None:
+        """A 2026 client's ``tools/call`` that the server's policy refuses for a scope its validated token lacks: 403
+        with ``WWW-Authenticate: Bearer error="insufficient_scope", scope=..., resource_metadata=...`` (RFC 6750
+        section 3.1; 2026-07-28 basic/authorization "Step-Up Authorization Flow") and the named JSON-RPC error as
+        the body, decided from the request before any response starts (so never a 200 stream). None: the call goes
+        on (the gateway layer still refuses what its policy forbids, with the named error)."""
+        if self.gate is None or self.resource_metadata is None or headers.get("mcp-protocol-version") != eras.MODERN:
+            return None
+        refused = self.gate.refuse_early(msg, ctx)
+        if refused is None:
+            return None
+        found = gp.challenge(refused, self.resource_metadata)
+        return json_message(refused, *found) if found is not None else json_message(refused)
 
     def dispatch(self, msg: Message, ctx: CallContext, watch: Watch, meta: dict[str, Any] | None = None) -> Awaitable[Response]:
         """Run one canonical request: JSON when the result comes first, SSE once a notification precedes it (a request

@@ -89,14 +89,24 @@ class GatewayUpstream(Upstream):
         with calling_as(ctx):
             await self.inner.roots_changed(ctx)
 
+    def refuse_early(self, request: Message, ctx: CallContext) -> Message | None:
+        """The refusal of a ``tools/call`` for a scope the caller lacks, decided before the call starts
+        (``gp.scope_refusal``) so the HTTP front can answer it with 403 and its challenge; audited here, once (the
+        call then never reaches ``call``). None for any other request."""
+        ctx = subject_context(ctx)
+        started = self.clock()
+        refused = gp.scope_refusal(self.policy, ctx.scopes, request)
+        if refused is not None:
+            self._audit(request, ctx, "denied", started)
+        return refused
+
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
         if ctx.subject is None and not self.active:
             return await self.inner.call(request, ctx, emit)  # transparent and unconfigured: nothing to do
         ctx = subject_context(ctx)
         started = self.clock()
         method = request.get("method")
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        tool = params.get("name") if method == "tools/call" and isinstance(params.get("name"), str) else None
+        tool = gp.called_tool(request)
         outcome = "failed"
         try:
             if tool is not None and isinstance(decision := gp.decide(self.policy, ctx.scopes, tool), gp.Deny):
@@ -115,8 +125,27 @@ class GatewayUpstream(Upstream):
             outcome = "cancelled"
             raise
         finally:
-            if self.audit is not None:
-                self.audit.write(gp.audit_record(
-                    principal=ctx.subject or ctx.principal, server=self.server, method=str(method), tool=tool,
-                    client_era=str(ctx.client_era), upstream_era=str(self.inner.era) if self.inner.era else None, outcome=outcome,
-                    duration=self.clock() - started, arguments=params.get("arguments"), with_arguments=self.audit.with_arguments))
+            self._audit(request, ctx, outcome, started)
+
+    def _audit(self, request: Message, ctx: CallContext, outcome: str, started: float) -> None:
+        """The call's one audit line (when this server audits)."""
+        if self.audit is None:
+            return
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        self.audit.write(gp.audit_record(
+            principal=ctx.subject or ctx.principal, server=self.server, method=str(request.get("method")),
+            tool=gp.called_tool(request), client_era=str(ctx.client_era), upstream_era=str(self.inner.era) if self.inner.era else None,
+            outcome=outcome, duration=self.clock() - started, arguments=params.get("arguments"),
+            with_arguments=self.audit.with_arguments))
+
+
+def gate_of(upstream: Upstream) -> GatewayUpstream | None:
+    """The gateway layer among ``upstream`` and the layers it wraps (followed through ``inner``), or None."""
+    for _ in range(32):  # (a chain of layers is short; a cycle would be a bug, not a reason to hang)
+        if isinstance(upstream, GatewayUpstream):
+            return upstream
+        inner = getattr(upstream, "inner", None) if getattr(upstream, "wraps", False) else None
+        if inner is None:
+            return None
+        upstream = inner
+    return None

@@ -139,6 +139,27 @@ def refusal(rid: Any, tool: str, deny: Deny) -> Message:
     return error_response(rid, POLICY_DENIED, f"Forbidden: tool {tool!r} is not allowed on this server", data)
 
 
+def called_tool(request: Message) -> str | None:
+    """The tool a ``tools/call`` request names (None for any other request, or one without a tool name)."""
+    params = request.get("params")
+    name = params.get("name") if request.get("method") == "tools/call" and isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def scope_refusal(policy: ToolPolicy, scopes: frozenset[str], request: Message) -> Message | None:
+    """The refusal of a ``tools/call`` that a scope the caller lacks would open, decided from the request alone (the
+    tool's name) and the caller's scopes, so the HTTP front can answer it with 403 and its challenge before any
+    response starts (``challenge``); None for any other request: a call the caller may make, or a tool no scope
+    opens (the layer answers that one with the named error)."""
+    tool = called_tool(request)
+    if tool is None:
+        return None
+    decision = decide(policy, scopes, tool)
+    if isinstance(decision, Deny) and decision.reason == INSUFFICIENT_SCOPE:
+        return refusal(request.get("id"), tool, decision)
+    return None
+
+
 def refused_scope(response: Message) -> tuple[str, str | None] | None:
     """(error, scope) of a policy refusal, None for any other answer."""
     err = response.get("error")
