@@ -10,8 +10,9 @@ Only lines the run wrote are touched (a line equal to one of the original text i
 a comment over the limit is continued on following comment lines (a ``# TODO(mcp-migrate ...)``
 marker keeps its first line, so later runs still find it), and a code line over the limit is split
 at its last bracket pair with content (black's right-hand split), its items one per line when the
-bracket's content is still too long. Every split must give the same AST, or that line stays as it
-was: the result never means anything else.
+bracket's content is still too long, or else an assigned or returned value is put in parentheses.
+Every split must give the same AST, or that line stays as it was: the result never means anything
+else.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ DEFAULT_LINE_LENGTH = 88
 MIN_LINE_LENGTH = 40  # below this a configured value is taken as a mistake, not a wish
 MARKER = "# TODO(mcp-migrate "
 OPENERS = {"(": ")", "[": "]", "{": "}"}
+KEYWORDS = frozenset({"def", "class", "if", "elif", "while", "for", "with", "async", "lambda", "assert", "del",
+                      "import", "from", "raise", "global", "nonlocal", "try", "except", "match", "case"})
 
 
 # ------------------------------------------------------------------------------------ configuration
@@ -160,12 +163,33 @@ def _in_string(text: str, position: int) -> bool:
         return True
 
 
+def _value_start(text: str) -> int | None:
+    """Where the value of a one-line ``target = value`` (or ``return value``) starts, else None."""
+    if text.startswith("return "):
+        return len("return ")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text + "\n").readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    if tokens and tokens[0].type == tokenize.NAME and tokens[0].string in KEYWORDS:
+        return None
+    depth = 0
+    for tok in tokens:
+        if tok.type == tokenize.OP and tok.string in OPENERS:
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in OPENERS.values():
+            depth -= 1
+        elif tok.type == tokenize.OP and tok.string == "=" and depth == 0:
+            return tok.end[1] + 1 if text[tok.end[1]:tok.end[1] + 1] == " " else None
+    return None
+
+
 def _split_code(line: str, limit: int) -> list[list[str]]:
     """Candidate splits of one code line, best first."""
     indent = line[: len(line) - len(line.lstrip())]
     text = line.lstrip()
     pairs = _brackets(text)
-    if not pairs:
+    if pairs is None:
         return []
     inner = indent + "    "
     out: list[list[str]] = []
@@ -181,6 +205,9 @@ def _split_code(line: str, limit: int) -> list[list[str]]:
         items = _items(body)
         if len(items) > 1:
             out.append([head, *(f"{inner}{item}," for item in items), tail])
+    value = _value_start(text)
+    if value is not None and "#" not in text[value:]:  # `x = <value>` / `return <value>`: the value in parentheses
+        out.append([indent + text[:value] + "(", inner + text[value:].strip(), indent + ")"])
     return out
 
 

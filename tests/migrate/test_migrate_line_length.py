@@ -111,6 +111,8 @@ def test_fitting_never_changes_the_meaning_nor_an_original_line() -> None:
     assert fit_lines(original, long_string, 40) == long_string
     kept = "y = f(" + "1, " * 40 + "2)\n"
     assert fit_lines(kept, kept + "z = 1\n", 40) == kept + "z = 1\n"
+    wrapped = fit_lines("", "def f():\n    roots: Roots = await ctx().session.list_roots()\n", 40)
+    assert wrapped == "def f():\n    roots: Roots = (\n        await ctx().session.list_roots()\n    )\n"
     split = fit_lines("", "value = compute(first_argument, second_argument, third)\n", 40)
     assert ast.dump(ast.parse(split)) == ast.dump(ast.parse("value = compute(first_argument, second_argument, third)"))
     assert max(len(line) for line in split.splitlines()) <= 40
