@@ -24,6 +24,7 @@ from mcp_eras.bridge.clikit import ERA_CHOICES, CliError, DebugOpt, LogFormatOpt
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.fleet.cli import app as fleet_app
 from mcp_eras.bridge.translate import eras
+from mcp_eras.bridge.translate.gateway.tokens import MAX_SKEW
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, context_settings=clikit.CONTEXT_SETTINGS, cls=cli_help.Group,
                   help="Translate MCP between 2025-11-25 and 2026-07-28, both ways.")
@@ -85,7 +86,7 @@ def serve(
                                      show_default=str(DEFAULT_PORT), min=0, max=65535)] = None,
     listen: Annotated[str | None, _opt("The same as --host and --port.", "--listen", panel=FRONT, metavar="HOST:PORT")] = None,
     path: Annotated[str, _opt("The MCP endpoint's path.", "--path", panel=FRONT, metavar="PATH")] = "/mcp",
-    front_era: Annotated[str, _opt("Client era: auto (both, told apart per request), 2025-11-25 or 2026-07-28.", "--front-era", panel=FRONT,
+    front_era: Annotated[str, _opt("Client era: auto (both), 2025-11-25 or 2026-07-28.", "--front-era", panel=FRONT,
                                    metavar="ERA")] = "auto",
     allow_origin: Annotated[list[str] | None, _opt("Browser Origin accepted besides loopback ones (repeatable).", "--allow-origin",
                                                    panel=FRONT, metavar="ORIGIN")] = None,
@@ -99,6 +100,8 @@ def serve(
                                                           panel=FRONT_AUTH, metavar="SCOPE")] = None,
     auth_introspection_url: Annotated[str | None, _opt("RFC 7662 endpoint for opaque tokens.", "--auth-introspection-url",
                                                        panel=FRONT_AUTH, metavar="URL")] = None,
+    auth_clock_skew: Annotated[int | None, _opt("Leeway on a token's exp/nbf, 0 to 300 (default: 60).", "--auth-clock-skew",
+                                                panel=FRONT_AUTH, metavar="SECONDS")] = None,
     upstream: Annotated[str | None, _opt("A Streamable HTTP or HTTP+SSE server, instead of a command.", "--upstream",
                                          panel=UPSTREAM, metavar="URL")] = None,
     header: Annotated[list[str] | None, _opt("Extra header sent to an HTTP upstream (repeatable).", "--header", "-H",
@@ -115,11 +118,11 @@ def serve(
                                 metavar="MS")] = 0,
     cache_scope: Annotated[str, _opt("cacheScope stamped on them: private or public.", "--cache-scope", panel=UPSTREAM,
                                      metavar="SCOPE")] = "private",
-    config: Annotated[str | None, _opt("Serve a fleet of upstreams: TOML, or a desktop host's mcpServers JSON.", "--config",
+    config: Annotated[str | None, _opt("Serve a fleet: TOML, or a desktop host's mcpServers JSON.", "--config",
                                        panel=UPSTREAM, metavar="FILE")] = None,
     oauth: Annotated[bool, _opt("Sign in to an HTTP upstream that asks for OAuth (the --stdio front: always; HTTP: with "
                                 "--oauth-shared-login).", "--oauth/--no-oauth", panel=SIGN_IN)] = True,
-    oauth_client_id: Annotated[str | None, _opt("A client ID registered with the upstream's authorization server.",
+    oauth_client_id: Annotated[str | None, _opt("A client ID at the upstream's authorization server.",
                                                 "--oauth-client-id", panel=SIGN_IN, metavar="ID")] = None,
     oauth_client_secret: Annotated[str | None, _opt("Its secret (prefer the environment variable).", "--oauth-client-secret",
                                                     panel=SIGN_IN, metavar="SECRET", show_default=False)] = None,
@@ -134,7 +137,7 @@ def serve(
     upstream_auth: Annotated[str, _opt("The bridge's own upstream token: none, client_credentials, token_exchange "
                                        "(--oauth-client-*).", "--upstream-auth", panel=SIGN_IN,
                                        metavar="MODE")] = "none",
-    oauth_shared_login: Annotated[bool, _opt("HTTP front on loopback: one sign-in serves every caller (the local user's).",
+    oauth_shared_login: Annotated[bool, _opt("Loopback HTTP front: one sign-in serves every caller.",
                                              "--oauth-shared-login", panel=SIGN_IN)] = False,
     env_pairs: Annotated[list[str] | None, _opt("A variable of the child's environment (repeatable).", "--env", "-e", panel=CHILD,
                                                 metavar="KEY=VALUE")] = None,
@@ -206,7 +209,7 @@ def serve(
     if config is not None:
         if upstream or command or stdio:
             raise CliError("--config serves the fleet over HTTP: give no --upstream, command or --stdio", 2)
-        if auth_issuer or auth_audience or auth_required_scope or auth_introspection_url:
+        if auth_issuer or auth_audience or auth_required_scope or auth_introspection_url or auth_clock_skew is not None:
             raise CliError("a fleet's sign-in is its config's [auth] table, not --auth-* options", 2)
         if rate is not None or burst is not None:
             raise CliError("a fleet's rate limits are per server in its config (rate, burst), not --rate/--burst", 2)
@@ -238,7 +241,8 @@ def serve(
     else:
         check_command(command, cwd)
     settings_kwargs: dict = dict(
-        **_front_auth(auth_issuer, auth_audience, auth_required_scope, auth_introspection_url, stdio=bool(stdio)),
+        **_front_auth(auth_issuer, auth_audience, auth_required_scope, auth_introspection_url, stdio=bool(stdio),
+                      clock_skew=auth_clock_skew),
         front_era=front_era, upstream_era=upstream_era, allowed_origins=list(allow_origin or []), max_body_bytes=max_body_bytes,
         request_timeout=request_timeout, probe_timeout=probe_timeout, ttl_ms=ttl_ms, cache_scope=cache_scope,
         parked_timeout=parked_timeout, session_idle_timeout=session_idle_timeout, mrtr_max_rounds=mrtr_max_rounds,
@@ -285,12 +289,15 @@ def serve(
 
 
 def _front_auth(issuer: str | None, audience: str | None, scopes: list[str] | None, introspection_url: str | None,
-                stdio: bool) -> dict:
+                stdio: bool, clock_skew: int | None = None) -> dict:
     """The --auth-* options as ``Settings`` fields (the HTTP front as an OAuth resource server; mcp_eras.bridge.gateway)."""
     if not issuer:
-        if audience or scopes or introspection_url:
-            raise CliError("--auth-audience, --auth-required-scope and --auth-introspection-url need --auth-issuer", 2)
+        if audience or scopes or introspection_url or clock_skew is not None:
+            raise CliError("--auth-audience, --auth-required-scope, --auth-introspection-url and --auth-clock-skew need "
+                           "--auth-issuer", 2)
         return {}
+    if clock_skew is not None and not 0 <= clock_skew <= MAX_SKEW:  # (the bound the fleet's [auth] clock_skew has)
+        raise CliError(f"--auth-clock-skew must be 0 to {MAX_SKEW} seconds, got {clock_skew}", 2)
     if stdio:
         raise CliError("--auth-issuer protects an HTTP front, not --stdio", 2)
     if not audience:
@@ -299,7 +306,7 @@ def _front_auth(issuer: str | None, audience: str | None, scopes: list[str] | No
         if url is not None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname or urlsplit(url).fragment):
             raise CliError(f"{name} wants an absolute http(s) URL without a fragment, got {url!r}", 2)
     return {"auth_issuer": issuer, "auth_audience": audience, "auth_required_scopes": list(scopes or []),
-            "auth_introspection_url": introspection_url}
+            "auth_introspection_url": introspection_url, **({"auth_clock_skew": clock_skew} if clock_skew is not None else {})}
 
 
 def _upstream_credentials(mode: str, upstream: str | None, client_id: str | None, secret: str | None, scope: str | None,

@@ -57,6 +57,8 @@ class Settings(BaseModel):
     auth_required_scopes: list[str] = Field(default_factory=list)
     auth_introspection_url: str | None = None
     """RFC 7662 endpoint for opaque tokens (client credentials from MCP_BRIDGE_AUTH_CLIENT_ID / _SECRET)."""
+    auth_clock_skew: int = 60
+    """Seconds of leeway on a token's ``exp``/``nbf`` (``--auth-clock-skew``, 0 to 300; the fleet's ``[auth] clock_skew``)."""
 
     # --- upstream --------------------------------------------------------------------------------
     upstream_era: EraSetting = "auto"

@@ -172,7 +172,8 @@ def config_from_settings(settings: Any) -> AuthConfig:
     """``--auth-*`` as an ``AuthConfig``; the introspection client's credentials come from the environment only."""
     assert settings.auth_issuer and settings.auth_audience
     return AuthConfig(settings.auth_issuer, settings.auth_audience, tuple(settings.auth_required_scopes),
-                      settings.auth_introspection_url, os.environ.get(CLIENT_ID_ENV), os.environ.get(CLIENT_SECRET_ENV))
+                      settings.auth_introspection_url, os.environ.get(CLIENT_ID_ENV), os.environ.get(CLIENT_SECRET_ENV),
+                      clock_skew=settings.auth_clock_skew)
 
 
 def single_middleware(settings: Any, path: str) -> Middleware:
