@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import signal
 import sys
@@ -66,7 +65,7 @@ from mcp_eras.bridge.layers.ratelimit import RateLimitedUpstream
 from mcp_eras.bridge.store.open import open_store
 from mcp_eras.bridge.translate import eras
 from mcp_eras.bridge.translate import outcomes as oc
-from mcp_eras.bridge.translate.gateway import policy, resource
+from mcp_eras.bridge.translate.gateway import resource
 from mcp_eras.bridge.translate.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -139,6 +138,10 @@ class Router:
         self._legacy_cls = legacy_front_factory()
         self._passthrough: Passthrough | None = None
         self.passthrough_enabled = True
+        self.protected: bool | None = None
+        """Whether the app serving this router was built with ``[auth]`` (None: no app yet); a reload cannot change it."""
+        self.resource_guard: Any = None
+        """The app's resource-server guard (``gateway.guard.ResourceGuard``), which a reload's ``[auth]`` reconfigures."""
 
     # --- building -----------------------------------------------------------------------------------
 
@@ -203,6 +206,9 @@ class Router:
         """First load, or a reload: returns what changed. A bad config changes nothing and raises ConfigError."""
         async with self._reload_lock:
             cfg = fc.load(self.path)
+            if self.protected is not None and self.protected != (cfg.auth is not None):
+                raise fc.ConfigError("[auth] cannot be " + ("removed" if self.protected else "added")
+                                     + " by a reload (whether the fleet requires sign-in is fixed at start): restart the fleet")
             wanted = cfg.enabled()
             # Resolve every target before touching anything, so a bad secret reference changes nothing.
             for name, server in wanted.items():
@@ -244,10 +250,28 @@ class Router:
                     self.entries[name].gated.configure(server.tool_policy(), _audit(cfg, server))  # type: ignore[union-attr]
                 if (staged.stage.cfg if staged.stage is not None else None) != before and current is not None:
                     changes["staged"].append(name)
+                self.entries[name].front.resource_metadata = (
+                    resource.metadata_url(resource.fleet_resource(cfg.auth.audience, name)) if cfg.auth is not None else None)
+            changed = self._reauth(cfg.auth)
+            if changed:
+                changes["auth"] = changed
             self.config = cfg
             self.admin_token = admin.server_token(self.path, cfg.bridge, self.admin_token)
             self.loaded_at = time.time()
             return changes
+
+    def _reauth(self, auth: fc.AuthTable | None) -> list[str]:
+        """A reload's ``[auth]`` applied to the running guard: the ``[auth]`` keys that changed (none on the first load)."""
+        before = self.config.auth if self.config is not None else None
+        if before is None or auth is None or before == auth:
+            return []
+        changed = [key for key in fc.AuthTable.model_fields if getattr(before, key) != getattr(auth, key)]
+        if self.resource_guard is not None:
+            from mcp_eras.bridge.gateway.guard import fleet_config
+
+            self.resource_guard.reconfigure_fleet(fleet_config(auth))
+        log.info("[auth] changed on reload: %s", ", ".join(changed), extra={"event": "auth_reloaded", "changed": changed})
+        return changed
 
     async def reload(self) -> dict[str, Any]:
         try:
@@ -346,25 +370,10 @@ class Router:
             if (not self.passthrough_enabled or entry.front.settings.front_era == eras.MODERN or entry.legacy is None
                     or entry.staged.stage is not None or (entry.limited is not None and entry.limited.limit is not None)
                     or not entry.bypass_allowed):
-                return self._scope_challenge(entry.name, request, await entry.front.endpoint(request))
+                return await entry.front.endpoint(request)
             return await self._same_era_or_front(entry, request)
         finally:
             stage.unbind_session(token)
-
-    def _scope_challenge(self, name: str, request: Request, response: Response) -> Response:
-        """Behind ``[auth]``, a 2026 client's call refused by the server's policy for a scope its token lacks: 403 with
-        the ``WWW-Authenticate`` challenge naming the scope (RFC 6750 section 3.1; 2026-07-28 basic/authorization
-        "Step-Up Authorization Flow"). A 2025 session keeps the named error on an ordinary answer."""
-        auth = self.config.auth if self.config is not None else None
-        body = getattr(response, "body", None)
-        if (auth is None or response.status_code != HTTPStatus.OK or not isinstance(body, bytes) or b"insufficient_scope" not in body
-                or request.headers.get("mcp-protocol-version") != eras.MODERN):
-            return response
-        with contextlib.suppress(ValueError):
-            found = policy.challenge(json.loads(body), resource.metadata_url(resource.fleet_resource(auth.audience, name)))
-            if found is not None:
-                return Response(body, status_code=found[0], media_type="application/json", headers=found[1])
-        return response
 
     async def _same_era_or_front(self, entry: Entry, request: Request) -> Response:
         """2025 clients of a 2025 Streamable HTTP server pass through untranslated; the rest go to the fronts."""
@@ -456,9 +465,9 @@ def _bound(handler: Any, router: Router) -> Any:
 
 
 def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlette:
-    """``auth``: the config's ``[auth]`` table (read once at start): every ``/servers/NAME/mcp`` then requires an access
-    token for it (mcp_eras.bridge.gateway.guard), and no 2025 request passes through untranslated (its
-    ``Authorization`` would reach the upstream)."""
+    """``auth``: the config's ``[auth]`` table at start: every ``/servers/NAME/mcp`` then requires an access token for it
+    (mcp_eras.bridge.gateway.guard), and no 2025 request passes through untranslated (its ``Authorization`` would
+    reach the upstream). A reload applies a changed table (``Router._reauth``) but cannot add or remove it."""
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await router.load()
@@ -488,7 +497,12 @@ def build_fleet_app(router: Router, auth: fc.AuthTable | None = None) -> Starlet
         from mcp_eras.bridge.gateway.guard import fleet_config, fleet_middleware
 
         router.passthrough_enabled = False
-        middleware.append(fleet_middleware(fleet_config(auth), router.metrics, lambda name: name in router.entries))
+
+        def built(gate: Any) -> None:
+            router.resource_guard = gate
+
+        middleware.append(fleet_middleware(fleet_config(auth), router.metrics, lambda name: name in router.entries, built))
+    router.protected = auth is not None
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.router = router
     app.state.drain = router.drain  # listens end with their completion when the bridge stops (clikit.run_asgi)

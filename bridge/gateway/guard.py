@@ -10,6 +10,8 @@ untouched. An accepted request runs with its ``identity.Caller`` set; the fronts
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -99,20 +101,44 @@ class ResourceGuard:
     """ASGI middleware: ``Starlette(middleware=[Middleware(ResourceGuard, config=..., locate=..., document=...)])``."""
 
     def __init__(self, app: ASGIApp, config: AuthConfig, locate: Locate, document: Callable[[str], rs.ProtectedResource | None],
-                 verifier: TokenVerifier | None = None, on_refused: Callable[[str, tk.Refused], None] | None = None) -> None:
-        """``on_refused(path, refusal)``: told of each refusal (a fleet counts them in /metrics)."""
+                 verifier: TokenVerifier | None = None, on_refused: Callable[[str, tk.Refused], None] | None = None,
+                 on_built: Callable[[ResourceGuard], None] | None = None) -> None:
+        """``on_refused(path, refusal)``: told of each refusal (a fleet counts them in /metrics); ``on_built(guard)``:
+        handed this guard once built (a fleet's reload reconfigures it, ``reconfigure_fleet``)."""
         self.app = app
         self.on_refused = on_refused
         self.config = config
         self.locate = locate
         self.document = document
-        self.verifier = verifier or TokenVerifier(
-            tk.TokenRules(config.issuer, frozenset({config.audience}), frozenset(config.required_scopes), skew=config.clock_skew),
-            policy=jp.JwksPolicy(min_interval=config.jwks_min_interval), introspection=config.introspection())
+        self.verifier = verifier or _verifier(config)
         self._rules: dict[str, tk.TokenRules] = {}
         """Per resource (each fleet server's): what its tokens must be."""
         self.refusals: dict[str, int] = {}
         """Refusals by reason (for tests and the operator's logs)."""
+        self._retired: set[TokenVerifier] = set()
+        """Verifiers a reconfiguration replaced, closed once the requests they may still be checking are done."""
+        if on_built is not None:
+            on_built(self)
+
+    def reconfigure_fleet(self, config: AuthConfig) -> None:
+        """A fleet reload's ``[auth]``: from the next request on, tokens are checked by ``config`` (issuer, audience,
+        required scopes, clock skew, introspection, key refetch interval) with a new verifier: its keys and cached
+        answers are fetched again for the new rules. The old verifier closes after ``RETIRE_AFTER`` seconds (a check
+        under way finishes with it: its HTTP calls are bounded by the verifier's timeout)."""
+        old = self.verifier
+        self.config = config
+        self.locate, self.document = fleet(config)
+        self.verifier = _verifier(config)
+        self._rules = {}
+        if isinstance(old, TokenVerifier):
+            self._retired.add(old)
+            with contextlib.suppress(RuntimeError):  # (no running loop: closed by ``aclose``)
+                asyncio.get_running_loop().call_later(RETIRE_AFTER, lambda: asyncio.ensure_future(self._retire(old)))
+
+    async def _retire(self, verifier: TokenVerifier) -> None:
+        if verifier in self._retired:
+            self._retired.discard(verifier)
+            await verifier.aclose()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # the key fetcher's connections close with the app
@@ -165,7 +191,19 @@ class ResourceGuard:
             CALLER.reset(token)
 
     async def aclose(self) -> None:
-        await self.verifier.aclose()
+        retired, self._retired = list(self._retired), set()
+        for verifier in [*retired, self.verifier]:
+            await verifier.aclose()
+
+
+RETIRE_AFTER = 30.0
+"""Seconds a verifier a reload replaced stays open for the checks under way (longer than its HTTP timeout)."""
+
+
+def _verifier(config: AuthConfig) -> TokenVerifier:
+    return TokenVerifier(
+        tk.TokenRules(config.issuer, frozenset({config.audience}), frozenset(config.required_scopes), skew=config.clock_skew),
+        policy=jp.JwksPolicy(min_interval=config.jwks_min_interval), introspection=config.introspection())
 
 
 def config_from_settings(settings: Any) -> AuthConfig:
@@ -182,7 +220,8 @@ def single_middleware(settings: Any, path: str) -> Middleware:
     return Middleware(ResourceGuard, config=config, locate=locate, document=documents.get)
 
 
-def fleet_middleware(config: AuthConfig, metrics: Any = None, known: Callable[[str], bool] = lambda name: True) -> Middleware:
+def fleet_middleware(config: AuthConfig, metrics: Any = None, known: Callable[[str], bool] = lambda name: True,
+                     on_built: Callable[[ResourceGuard], None] | None = None) -> Middleware:
     """``metrics``: the fleet's (``fleet.metrics.Metrics``), which then counts refusals by server (``known`` ones; others
     as "unknown": a path is the caller's to choose) and error (RFC 6750 code, "no_token" or "unavailable")."""
     locate, document = fleet(config)
@@ -196,7 +235,7 @@ def fleet_middleware(config: AuthConfig, metrics: Any = None, known: Callable[[s
             error = refused.error or ("unavailable" if refused.status >= 500 else "no_token")
             metrics.inc("auth_refusals_total", {"server": server, "error": error})
 
-    return Middleware(ResourceGuard, config=config, locate=locate, document=document, on_refused=on_refused)
+    return Middleware(ResourceGuard, config=config, locate=locate, document=document, on_refused=on_refused, on_built=on_built)
 
 
 def fleet_config(table: Any) -> AuthConfig:
