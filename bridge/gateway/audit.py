@@ -1,5 +1,8 @@
 """The audit log: one structured line per call through a server's gateway layer (``mcp_eras.bridge.layers.policy``),
-on the ``mcp_bridge.audit`` logger (stderr, JSON with ``--log-format json``). The fields are
+on its own logger, ``mcp_eras.audit`` (``AUDIT_LOGGER``), outside the bridge's ``mcp_bridge`` loggers so that it can be
+routed and kept apart from them: it writes to the same stderr handler (JSON with ``--log-format json``, where each
+line names its ``logger`` and has ``"event": "audit"``), at INFO, and its level is pinned to INFO, so that
+``--log-level warning`` quiets the bridge but not the audit trail. The fields are
 ``translate.gateway.policy.audit_record``'s: who called (the principal, never a token), which server, method and tool,
 both eras, the outcome and the duration; the arguments only with ``audit_arguments = true``."""
 
@@ -8,7 +11,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-log = logging.getLogger("mcp_bridge.audit")
+AUDIT_LOGGER = "mcp_eras.audit"
+log = logging.getLogger(AUDIT_LOGGER)
+log.setLevel(logging.INFO)
 
 
 class AuditLog:

@@ -103,11 +103,11 @@ async def test_one_audit_line_per_call_without_arguments_or_tokens(caplog: pytes
     inner = Recording()
     up = GatewayUpstream(inner, "files", POLICY, AuditLog())
     who = caller("reader", set(), eras.LEGACY)
-    with caplog.at_level(logging.INFO, logger="mcp_bridge.audit"):
+    with caplog.at_level(logging.INFO, logger="mcp_eras.audit"):
         await up.call(call("tools/call", 1, name="search", arguments={"q": "secret-query"}), who, _discard)
         await up.call(call("tools/call", 2, name="write", arguments={"q": "secret-query"}), who, _discard)
         await up.call(call("tools/list", 3), who, _discard)
-    lines = [r for r in caplog.records if r.name == "mcp_bridge.audit"]
+    lines = [r for r in caplog.records if r.name == "mcp_eras.audit"]
     assert [(r.method, r.tool, r.outcome) for r in lines] == [  # type: ignore[attr-defined]
         ("tools/call", "search", "ok"), ("tools/call", "write", "denied"), ("tools/list", None, "ok")]
     first = lines[0]
@@ -126,14 +126,14 @@ async def test_audit_arguments_when_asked_and_cancelled_calls(caplog: pytest.Log
 
     up = GatewayUpstream(Recording(), "files", audit=AuditLog(with_arguments=True))
     hung = GatewayUpstream(Hanging(), "files", audit=AuditLog())
-    with caplog.at_level(logging.INFO, logger="mcp_bridge.audit"):
+    with caplog.at_level(logging.INFO, logger="mcp_eras.audit"):
         await up.call(call("tools/call", 1, name="search", arguments={"q": "x"}), caller("a", set()), _discard)
         task = asyncio.create_task(hung.call(call("tools/call", 2, name="search"), caller("a", set()), _discard))
         await asyncio.sleep(0.01)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    lines = [r for r in caplog.records if r.name == "mcp_bridge.audit"]
+    lines = [r for r in caplog.records if r.name == "mcp_eras.audit"]
     assert lines[0].arguments == {"q": "x"}  # type: ignore[attr-defined]
     assert lines[1].outcome == "cancelled"  # type: ignore[attr-defined]
 
