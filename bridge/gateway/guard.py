@@ -117,6 +117,7 @@ class ResourceGuard:
         """Refusals by reason (for tests and the operator's logs)."""
         self._retired: set[TokenVerifier] = set()
         """Verifiers a reconfiguration replaced, closed once the requests they may still be checking are done."""
+        self._retiring: set[asyncio.Task[None]] = set()
         if on_built is not None:
             on_built(self)
 
@@ -133,9 +134,12 @@ class ResourceGuard:
         if isinstance(old, TokenVerifier):
             self._retired.add(old)
             with contextlib.suppress(RuntimeError):  # (no running loop: closed by ``aclose``)
-                asyncio.get_running_loop().call_later(RETIRE_AFTER, lambda: asyncio.ensure_future(self._retire(old)))
+                task = asyncio.get_running_loop().create_task(self._retire(old))
+                self._retiring.add(task)
+                task.add_done_callback(self._retiring.discard)
 
     async def _retire(self, verifier: TokenVerifier) -> None:
+        await asyncio.sleep(RETIRE_AFTER)
         if verifier in self._retired:
             self._retired.discard(verifier)
             await verifier.aclose()
@@ -191,6 +195,8 @@ class ResourceGuard:
             CALLER.reset(token)
 
     async def aclose(self) -> None:
+        for task in list(self._retiring):
+            task.cancel()
         retired, self._retired = list(self._retired), set()
         for verifier in [*retired, self.verifier]:
             await verifier.aclose()

@@ -167,3 +167,24 @@ def test_rules_cached_per_resource_follow_the_new_table() -> None:
     gate.reconfigure_fleet(guard.AuthConfig("http://127.0.0.1:1/", "http://127.0.0.1:3", clock_skew=0))
     assert gate._rules == {} and gate.verifier.rules.skew == 0  # noqa: SLF001
     asyncio.run(gate.aclose())
+
+
+def test_the_replaced_verifier_is_closed_after_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guard, "RETIRE_AFTER", 0.05)
+    config = guard.AuthConfig("http://127.0.0.1:1/", "http://127.0.0.1:2")
+    locate, document = guard.fleet(config)
+
+    async def run() -> None:
+        gate = guard.ResourceGuard(lambda *a: None, config, locate, document)  # type: ignore[arg-type]
+        first = gate.verifier
+        client = first.client  # (what a check under way would be using)
+        gate.reconfigure_fleet(guard.AuthConfig("http://127.0.0.1:1/", "http://127.0.0.1:3"))
+        assert not client.is_closed
+        for _ in range(200):  # generous: a loaded machine
+            if client.is_closed:
+                break
+            await asyncio.sleep(0.05)
+        assert client.is_closed and first not in gate._retired  # noqa: SLF001
+        await gate.aclose()
+
+    asyncio.run(run())
