@@ -62,6 +62,10 @@ class CallContext:
     caller's identity for sessions, policy and rate limits. None on a front that checks no token."""
     scopes: frozenset[str] = frozenset()
     """The scopes granted to the validated token (empty when the front checks no token)."""
+    session_id: str | None = None
+    """The caller's MCP session id where one exists: a 2025 client's ``Mcp-Session-Id`` on the 2025 Streamable HTTP
+    front (2025-11-25 basic/transports.mdx §Session Management). None for a 2026 client (2026-07-28 is stateless) and
+    on stdio; never made up. Telemetry reads it (``mcp.session.id``)."""
     subject_token: str | None = field(default=None, repr=False)
     """The validated access token itself, only for an RFC 8693 token exchange at the upstream's authorization server.
     Never sent to an upstream (2026-07-28 basic/authorization "Token Passthrough"), never logged."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import dataclasses
 import itertools
 import logging
 import secrets
@@ -101,7 +102,8 @@ class HttpSessionSlot:
         ctx = self._ctx
         if ctx is not None and headers.get("authorization") == ctx.authorization and TRACE_FIELDS.isdisjoint(headers):
             return ctx
-        fresh = headers_context(headers, LEGACY)
+        # (the session's id goes with its requests: telemetry's mcp.session.id, issue #32)
+        fresh = dataclasses.replace(headers_context(headers, LEGACY), session_id=self.sid)
         if not fresh.trace:
             self._ctx = fresh
         return fresh

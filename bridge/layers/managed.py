@@ -192,7 +192,8 @@ class ManagedUpstream(Upstream):
             up_era = upstream.era
             wire = request if upstream.era == eras.MODERN else with_trace_meta(request, ctx.trace)
             traced = telemetry.current()  # (OpenTelemetry on: this server's spans and MCP metrics, issue #32)
-            call = upstream.call if traced is None else traced.traced_call(upstream, time.monotonic, None, self.name)
+            call = upstream.call if traced is None else traced.traced_call(upstream, time.monotonic, None, self.name,
+                                                                              slot.target)
             response = await call(wire, ctx, emit)
             outcome = outcome_of(response)
             if outcome == "error" and era_typical_failure(response):

@@ -56,10 +56,13 @@ class ObservedUpstream(Upstream):
 
     wraps = True
 
-    def __init__(self, inner: Upstream, metrics: Metrics, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, inner: Upstream, metrics: Metrics, clock: Callable[[], float] = time.monotonic,
+                 target: Target | None = None) -> None:
         self.inner: Upstream = inner
         self.metrics = metrics
         self.clock = clock
+        self.target = target
+        """What the upstream is (its URL or command), for the network attributes of OpenTelemetry client spans."""
         try:
             self._record = metrics.recorder("requests_total", "request_duration_seconds")
         except KeyError:  # (families not registered yet: ``register_metrics``)
@@ -87,7 +90,7 @@ class ObservedUpstream(Upstream):
         inner, clock, record = self.inner, self.clock, self._record
         traced = telemetry.current()
         if traced is not None:  # OpenTelemetry on (``--otel``): spans and the MCP metrics from this same observation
-            return traced.traced_call(inner, clock, record)
+            return traced.traced_call(inner, clock, record, target=self.target)
 
         async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
             started = clock()
@@ -207,7 +210,7 @@ def cluster_metrics(clusters: dict[str, ClusterUpstream]) -> list[oc.Family]:
 def observe(upstream: Upstream, target: Target, settings: Settings) -> tuple[ObservedUpstream, Observer]:
     metrics = Metrics()
     register_metrics(metrics)
-    wrapped = ObservedUpstream(upstream, metrics)
+    wrapped = ObservedUpstream(upstream, metrics, target=target)
     return wrapped, Observer(wrapped, target, settings, metrics)
 
 

@@ -36,6 +36,13 @@ def waiting(name: str) -> AbstractContextManager[Any]:
     return nullcontext() if _active is None else _active.tracer.start_as_current_span(name)
 
 
+def upstream_session(trace: dict[str, str], session_id: str | None) -> None:
+    """A traced request (``trace``: the W3C fields it carries) goes to a 2025 server's session ``session_id``: its client
+    span gets ``mcp.session.id``. Nothing when off or without a session (a stdio child, a 2026 server)."""
+    if _active is not None and session_id:
+        _active.upstream_session(trace.get("traceparent", ""), session_id)
+
+
 def wanted(flag: bool) -> bool:
     """``--otel`` given, or ``MCP_ERAS_OTEL`` set to 1/true/yes; ``OTEL_SDK_DISABLED=true`` wins over both."""
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":

@@ -115,6 +115,7 @@ class Telemetry:
                                         description="Relayed requests by client era, upstream era and method.")
         self.transport, self.with_arguments, self.server = transport, with_arguments, server
         self.task_links: OrderedDict[str, SpanContext] = OrderedDict()
+        self._bound: dict[tuple[Any, ...], Bound] = {}
         atexit.register(self.shutdown)
 
     def shutdown(self) -> None:
@@ -161,21 +162,33 @@ class Telemetry:
         span = self.tracer.start_span(f"forward {tc.span_name(request)}", parent_context(fields), SpanKind.CLIENT, attrs)
         token = otel_context.attach(trace.set_span_in_context(span))
         response: Message | None = None
+        failure: str | None = None
         try:
             request, ctx = _handed_on(request, ctx, fields, span)
             response = await forward(request, ctx)
             return response
+        except asyncio.CancelledError:
+            failure = "cancelled"
+            raise
+        except Exception as exc:
+            failure = tc.exception_type(type(exc))
+            raise
         finally:
-            span.set_attributes(tc.response_attributes(response, None if response is not None else "failed"))
+            done = tc.response_attributes(response, failure)
+            span.set_attributes(done)
+            if "error.type" in done:
+                span.set_status(trace.StatusCode.ERROR, tc.error_message(response))
             otel_context.detach(token)
             span.end()
 
     def _finish(self, server: Any, client: Any, done: dict[str, Any], response: Message | None) -> None:
-        """End a recorded call's spans with what its answer adds."""
+        """End a recorded call's spans with what its answer adds (a failure: status ERROR, described by the JSON-RPC
+        error's message, docs/gen-ai/mcp.md §Client and §Server "Span status")."""
+        description = tc.error_message(response) if "error.type" in done else None
         for span in (client, server):
             span.set_attributes(done)
             if "error.type" in done:
-                span.set_status(trace.StatusCode.ERROR)
+                span.set_status(trace.StatusCode.ERROR, description)
         if "mcp_eras.input.methods" in done:
             server.add_event("mcp_eras.input_required", {"mcp_eras.input.methods": done["mcp_eras.input.methods"]})
         if response is not None:
@@ -183,25 +196,65 @@ class Telemetry:
         client.end()
         server.end()
 
-    def traced_call(self, inner: Any, clock: Callable[[], float], record: Record | None, server: str | None = None) -> Call:
+    def _bind(self, key: tuple[Any, ...], front: dict[str, Any], endpoint: dict[str, Any]) -> Bound:
+        """The ``Bound`` of one (method, tool, prompt, client era, upstream era, server, upstream), kept while
+        fewer than ``MAX_BOUND`` are (tool and prompt names come from clients: beyond, each call makes its own)."""
+        method, tool, prompt, client_era, upstream_era, server_name = key[:6]
+        method = str(method or "unknown")
+        bound = Bound(tc.span_name_of(method, tool, prompt),
+                      {**tc.bounded_attributes(method, tool, prompt, client_era, client_era, upstream_era, server_name),
+                       **front},
+                      {**tc.bounded_attributes(method, tool, prompt, upstream_era, client_era, upstream_era, server_name),
+                       **endpoint})
+        if len(self._bound) < MAX_BOUND:
+            self._bound[key] = bound
+        return bound
+
+    def upstream_session(self, traceparent: str, session_id: str) -> None:
+        """``mcp.session.id`` of the upstream's session on the client span that sent ``traceparent`` (a 2025 server on
+        Streamable HTTP names its session, 2025-11-25 basic/transports.mdx §Session Management): set only when that
+        span is the current one and records, so no other call's span is touched."""
+        span = trace.get_current_span()
+        if span.is_recording() and traceparent[36:52] == f"{span.get_span_context().span_id:016x}":
+            span.set_attribute("mcp.session.id", session_id)
+
+    def traced_call(self, inner: Any, clock: Callable[[], float], record: Record | None, server: str | None = None,
+                    target: Any = None) -> Call:
         """``inner.call`` in a server span and a client span, recording the Prometheus figures (``record``, None when
         the caller records them itself) and the OpenTelemetry ones from the same start time and outcome. ``server``:
-        the fleet server's name (``mcp_eras.server``)."""
+        the fleet server's name (``mcp_eras.server``); ``target``: the upstream's ``Target`` (its URL, or a command for
+        a stdio child) for the client span's network attributes, None when not known.
+
+        Per call, a span the sampler drops costs its start and the two histogram records: the attributes that are the
+        same for every call of one method and target are built once (``Bound``), the per-call ones only for a span that
+        records."""
         tracer, server_duration, client_duration, census = self.tracer, self.server_duration, self.client_duration, self.census
         server_name = server or self.server
+        front = tc.front_attributes(self.transport)
+        url = getattr(target, "url", None) or None
+        endpoint = tc.endpoint_attributes(url, known=target is not None)
+        upstream = url or ("stdio" if target is not None else None)  # (in the key: what ``endpoint`` was made from)
+        bound_sets, bind, with_arguments = self._bound, self._bind, self.with_arguments
 
         async def call(request: Message, ctx: CallContext, emit: Emit) -> Message:
             started = clock()
             client_era, upstream_era = str(ctx.client_era), str(inner.era or "unknown")
+            method = request.get("method")
+            tool, prompt, uri = tc.target_of(request)
+            key = (method, tool, prompt, client_era, upstream_era, server_name, upstream)
+            bound = bound_sets.get(key) or bind(key, front, endpoint)
             fields = tc.extract(request, ctx.trace)
-            attrs = tc.request_attributes(request, client_era, upstream_era, self.transport, server=server_name,
-                                          with_arguments=self.with_arguments)
-            name = tc.span_name(request)
-            server = tracer.start_span(name, parent_context(fields), SpanKind.SERVER, attrs, self._links(request))
+            server = tracer.start_span(bound.name, parent_context(fields), SpanKind.SERVER, bound.server_attrs,
+                                       self._links(request))
             # A span the sampler dropped gets no client span and is not made current (nothing would record either).
-            client = tracer.start_span(name, trace.set_span_in_context(server), SpanKind.CLIENT,
-                                       {**attrs, "mcp.protocol.version": upstream_era}) if server.is_recording() else None
-            token = otel_context.attach(trace.set_span_in_context(client)) if client is not None else None
+            client = token = None
+            if server.is_recording():
+                per_call = tc.call_attributes(request, uri, ctx.session_id, with_arguments)
+                server.set_attributes(per_call)
+                per_call.pop("mcp.session.id", None)  # (the client's session is not the upstream's: upstream_session)
+                client = tracer.start_span(bound.name, trace.set_span_in_context(server), SpanKind.CLIENT,
+                                           {**bound.client_attrs, **per_call})
+                token = otel_context.attach(trace.set_span_in_context(client))
             response: Message | None = None
             failure: str | None = None
             outcome = "failed"
@@ -216,23 +269,50 @@ class Telemetry:
                 outcome, failure = "cancelled", "cancelled"
                 raise
             except Exception as exc:
-                failure = type(exc).__qualname__
+                failure = tc.exception_type(type(exc))
                 raise
             finally:
                 ended = clock()
                 if record is not None:
                     record((client_era, upstream_era, outcome), (client_era,), ended - started)
-                done = tc.response_attributes(response, failure)
                 if client is not None:
+                    done = tc.response_attributes(response, failure)
                     self._finish(server, client, done, response)
                     otel_context.detach(token)  # type: ignore[arg-type]
-                measured = tc.metric_attributes(attrs, done.get("error.type"))
-                server_duration.record(ended - started, measured)
-                client_duration.record(ended - sent, {**measured, "mcp.protocol.version": upstream_era})
-                key = (client_era, upstream_era, attrs["mcp.method.name"])
-                census[key] = census.get(key, 0) + 1
+                error = tc.error_type(response, failure)
+                server_measured, client_measured = bound.measured(error, tc.status_code(response) if error else None)
+                server_duration.record(ended - started, server_measured)
+                client_duration.record(ended - sent, client_measured)
+                census_key = (client_era, upstream_era, bound.server_attrs["mcp.method.name"])
+                census[census_key] = census.get(census_key, 0) + 1
 
         return call
+
+
+MAX_BOUND = 4096
+"""Attribute sets kept built (``Telemetry._bind``): one per method, tool or prompt name, eras, server and upstream."""
+MAX_OUTCOMES = 32
+"""Metric attribute sets kept per ``Bound``: one per (error type, JSON-RPC code) met, success included."""
+
+
+class Bound:
+    """What every call of one (method, target, eras, server, upstream) shares: the span name, the attributes both spans
+    start with, and the two histograms' attribute sets by outcome, made once (the SDK copies what it keeps)."""
+
+    __slots__ = ("client_attrs", "name", "outcomes", "server_attrs")
+
+    def __init__(self, name: str, server_attrs: dict[str, Any], client_attrs: dict[str, Any]) -> None:
+        self.name, self.server_attrs, self.client_attrs = name, server_attrs, client_attrs
+        self.outcomes: dict[tuple[str | None, str | None], tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def measured(self, error: str | None, code: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(server histogram attributes, client histogram attributes) of a call that ended with ``error``."""
+        found = self.outcomes.get((error, code))
+        if found is None:
+            found = (tc.metric_attributes(self.server_attrs, error, code), tc.metric_attributes(self.client_attrs, error, code))
+            if len(self.outcomes) < MAX_OUTCOMES:
+                self.outcomes[(error, code)] = found
+        return found
 
 
 def _handed_on(request: Message, ctx: CallContext, fields: dict[str, str], client: Any) -> tuple[Message, CallContext]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp_eras.bridge.translate.eras import TRACE_META_KEYS, request_meta
 from mcp_eras.bridge.translate.jsonrpc import Message
@@ -186,49 +187,135 @@ def target_of(request: Message) -> tuple[str | None, str | None, str | None]:
 def span_name(request: Message) -> str:
     """``{mcp.method.name} {target}`` with the tool or prompt name as target, else the method alone (docs/gen-ai/mcp.md
     §Spans: resource URIs stay out of the name, they are unbounded)."""
-    method = str(request.get("method") or "unknown")
     tool, prompt, _uri = target_of(request)
+    return span_name_of(request.get("method"), tool, prompt)
+
+
+def span_name_of(method: object, tool: str | None, prompt: str | None) -> str:
+    """``span_name`` from the request's method and target."""
     target = tool or prompt
-    return f"{method} {target}" if target else method
+    name = str(method or "unknown")
+    return f"{name} {target}" if target else name
 
 
 def error_type(response: Message | None, failure: str | None = None) -> str | None:
-    """``error.type``: the failure's name, the JSON-RPC error code, ``tool_error`` for a tool result with ``isError``,
-    None on success (docs/gen-ai/mcp.md §error.type)."""
+    """``error.type``: the failure's name, the JSON-RPC error code as a string, ``tool_error`` for a tool result with
+    ``isError``, None on success (semantic-conventions docs/gen-ai/mcp.md §Client and §Server, note [1] of
+    ``error.type``; ``_OTHER`` for an error without a code, the registry's fallback value)."""
     if failure is not None:
         return failure
     if response is None:
         return None
     err = response.get("error")
     if isinstance(err, dict):
-        return str(err.get("code", "_OTHER"))
+        code = err.get("code")
+        return str(code) if isinstance(code, int) and not isinstance(code, bool) else "_OTHER"
     result = response.get("result")
     if isinstance(result, dict) and result.get("isError") is True:
         return "tool_error"
     return None
 
 
-def request_attributes(request: Message, client_era: str, upstream_era: str, transport: str | None = None,
-                       session_id: str | None = None, server: str | None = None,
-                       with_arguments: bool = False) -> dict[str, Any]:
-    """Span attributes of one relayed request, never its arguments (unless ``with_arguments``), results or tokens."""
-    method = str(request.get("method") or "unknown")
-    attrs: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": client_era,
+def exception_type(kind: type[BaseException]) -> str:
+    """``error.type`` of a call that raised: the exception's canonical class name, module-qualified except for a
+    built-in (semantic-conventions docs/registry/attributes/error.md: "its canonical class name identifying the type
+    within the artifact"; e.g. ``TimeoutError``, ``httpx.ConnectError``)."""
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+
+
+MAX_STATUS_DESCRIPTION = 256
+"""A span status description (the JSON-RPC error message) is cut here: it comes from the upstream."""
+
+
+def error_message(response: Message | None) -> str | None:
+    """The span status description of a failed call: the JSON-RPC error's ``message`` (docs/gen-ai/mcp.md §Client and
+    §Server: "The status description SHOULD match the JSONRPCError.message"), None without one."""
+    err = response.get("error") if response is not None else None
+    message = err.get("message") if isinstance(err, dict) else None
+    return message[:MAX_STATUS_DESCRIPTION] if isinstance(message, str) and message else None
+
+
+def front_attributes(transport: str | None) -> dict[str, Any]:
+    """Network attributes of the bridge's server spans: its front is HTTP over TCP (``tcp``) or stdio (``pipe``)
+    (docs/gen-ai/mcp.md §Server: ``network.transport`` SHOULD be ``tcp`` for HTTP and ``pipe`` for stdio;
+    ``network.protocol.name`` lower-case ``http`` when HTTP is used)."""
+    if transport == "tcp":
+        return {"network.transport": "tcp", "network.protocol.name": "http"}
+    return {"network.transport": transport} if transport else {}
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_attributes(url: str | None, known: bool = True) -> dict[str, Any]:
+    """Network attributes of the bridge's client spans, of the upstream it calls: for an HTTP server
+    ``network.protocol.name`` ``http``, ``network.transport`` ``tcp``, ``server.address`` (the URL's host, no name
+    lookup) and ``server.port`` (explicit or the scheme's); for a stdio child ``network.transport`` ``pipe``; nothing
+    when the upstream is not known (``known`` False). docs/gen-ai/mcp.md §Client, notes [10]-[12]."""
+    if not known:
+        return {}
+    if not url:
+        return {"network.transport": "pipe"}
+    out: dict[str, Any] = {"network.protocol.name": "http", "network.transport": "tcp"}
+    parts = urlsplit(url)
+    if parts.hostname:
+        out["server.address"] = parts.hostname
+        try:
+            port = parts.port if parts.port is not None else _DEFAULT_PORTS.get(parts.scheme.lower())
+        except ValueError:  # (a malformed port: the address alone)
+            port = None
+        if port is not None:
+            out["server.port"] = port
+    return out
+
+
+def bounded_attributes(method: str, tool: str | None, prompt: str | None, protocol_version: str, client_era: str,
+                       upstream_era: str, server: str | None = None) -> dict[str, Any]:
+    """The attributes of a relayed request that are the same for every call of one (method, target, eras, server):
+    what a span starts with (samplers may read them) and what the duration metrics carry. ``protocol_version``: the
+    client's era on the server span, the upstream's on the client span."""
+    attrs: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": protocol_version,
                              "mcp_eras.client.era": client_era, "mcp_eras.upstream.era": upstream_era,
                              "mcp_eras.direction": f"{client_era}->{upstream_era}"}
+    optional = (("gen_ai.tool.name", tool), ("gen_ai.prompt.name", prompt),
+                ("gen_ai.operation.name", OPERATION_NAMES.get(method)), ("mcp_eras.server", server))
+    attrs.update((key, value) for key, value in optional if value)
+    return attrs
+
+
+def call_attributes(request: Message, uri: str | None = None, session_id: str | None = None,
+                    with_arguments: bool = False) -> dict[str, Any]:
+    """The attributes particular to one call (only for a span that records): its JSON-RPC id, resource URI, session
+    id (``mcp.session.id``, docs/gen-ai/mcp.md note [8]: "When the MCP request or notification is part of a session"),
+    whether it is a round's retry, and its arguments only when ``with_arguments``."""
+    attrs: dict[str, Any] = {}
     rid = request.get("id")
     if isinstance(rid, (str, int)) and not isinstance(rid, bool):
         attrs["jsonrpc.request.id"] = str(rid)
-    tool, prompt, uri = target_of(request)
-    optional = (("gen_ai.tool.name", tool), ("gen_ai.prompt.name", prompt), ("mcp.resource.uri", uri),
-                ("gen_ai.operation.name", OPERATION_NAMES.get(method)), ("network.transport", transport),
-                ("mcp.session.id", session_id), ("mcp_eras.server", server))
-    attrs.update((key, value) for key, value in optional if value)
+    if uri:
+        attrs["mcp.resource.uri"] = uri
+    if session_id:
+        attrs["mcp.session.id"] = session_id
     params = request.get("params")
     if isinstance(params, dict) and ("inputResponses" in params or "requestState" in params):
         attrs["mcp_eras.mrtr.retry"] = True
     if with_arguments and isinstance(params, dict) and isinstance(params.get("arguments"), dict):
         attrs["gen_ai.tool.call.arguments"] = _compact(params["arguments"])
+    return attrs
+
+
+def request_attributes(request: Message, client_era: str, upstream_era: str, transport: str | None = None,
+                       session_id: str | None = None, server: str | None = None,
+                       with_arguments: bool = False) -> dict[str, Any]:
+    """Span attributes of one relayed request as the bridge serves it (``bounded_attributes``, ``call_attributes``
+    and ``network.transport``), never its arguments (unless ``with_arguments``), results or tokens."""
+    method = str(request.get("method") or "unknown")
+    tool, prompt, uri = target_of(request)
+    attrs = bounded_attributes(method, tool, prompt, client_era, client_era, upstream_era, server)
+    if transport:
+        attrs["network.transport"] = transport
+    attrs.update(call_attributes(request, uri, session_id, with_arguments))
     return attrs
 
 
@@ -246,9 +333,9 @@ def response_attributes(response: Message | None, failure: str | None = None) ->
         attrs["error.type"] = kind
     if response is None:
         return attrs
-    err = response.get("error")
-    if isinstance(err, dict) and isinstance(err.get("code"), int):
-        attrs["rpc.response.status_code"] = str(err["code"])
+    code = status_code(response)
+    if code is not None:
+        attrs["rpc.response.status_code"] = code
     methods = input_methods(response)
     if methods:
         attrs["mcp_eras.input.methods"] = methods
@@ -285,12 +372,26 @@ def polled_task_id(request: Message) -> str | None:
     return task_id if isinstance(task_id, str) else None
 
 
-def metric_attributes(span_attrs: dict[str, Any], error: str | None) -> dict[str, Any]:
+METRIC_KEYS = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version", "network.transport",
+               "network.protocol.name", "server.address", "server.port", "gen_ai.operation.name", "mcp_eras.client.era",
+               "mcp_eras.upstream.era", "mcp_eras.server")
+"""The span attributes the duration metrics keep (docs/gen-ai/mcp.md §Metrics): bounded ones only, no ids, no URIs."""
+
+
+def metric_attributes(span_attrs: dict[str, Any], error: str | None, status_code: str | None = None) -> dict[str, Any]:
     """The attributes of ``mcp.server.operation.duration`` / ``mcp.client.operation.duration``: the bounded ones of
-    the span (method, tool/prompt name, protocol version, transport, error type; no ids, no URIs)."""
-    keep = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version", "network.transport",
-            "gen_ai.operation.name", "mcp_eras.client.era", "mcp_eras.upstream.era", "mcp_eras.server")
-    out = {k: span_attrs[k] for k in keep if k in span_attrs}
+    the span (``METRIC_KEYS``), ``error.type`` of a failure and ``rpc.response.status_code`` of a JSON-RPC error
+    (conditionally required on both metrics, docs/gen-ai/mcp.md §Metrics)."""
+    out = {k: span_attrs[k] for k in METRIC_KEYS if k in span_attrs}
     if error is not None:
         out["error.type"] = error
+    if status_code is not None:
+        out["rpc.response.status_code"] = status_code
     return out
+
+
+def status_code(response: Message | None) -> str | None:
+    """``rpc.response.status_code``: the JSON-RPC error code of the answer as a string, None without one."""
+    err = response.get("error") if response is not None else None
+    code = err.get("code") if isinstance(err, dict) else None
+    return str(code) if isinstance(code, int) and not isinstance(code, bool) else None

@@ -19,6 +19,7 @@ from urllib.parse import urljoin
 
 import httpx
 
+from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.sse import ResponseEvents, sse_events
 from mcp_eras.bridge.translate import errors, jsonrpc, trace_context
@@ -290,6 +291,7 @@ class StreamableHttpTransport(LegacyTransport):
         headers = self._headers()
         if (trace := trace_context.header_fields(msg)) is not None:  # W3C trace context as headers too (issue #32)
             headers.update(trace)
+            telemetry.upstream_session(trace, self.session_id)  # (mcp.session.id of the client span)
         return lean_http.post(self.client, self.url, jsonrpc.dumps(msg), headers, self._post_timeout,
                               rpc_extensions(msg.get("method")))
 

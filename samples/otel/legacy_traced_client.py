@@ -6,7 +6,7 @@ Usage (run it with the mcp 1.x interpreter)::
 
 Connects over Streamable HTTP, calls TOOL (arguments ``{"text": TEXT}`` when given) with ``_meta.traceparent``, answers
 sampling and elicitation requests with fixed replies, and prints one JSON object: the tool's text, and the trace keys
-of the ``_meta`` of each server->client request it was sent.
+of the ``_meta`` of each server->client request it was sent, and its ``Mcp-Session-Id``.
 """
 
 from __future__ import annotations
@@ -38,12 +38,13 @@ async def run(url: str, tool: str, traceparent: str, text: str | None) -> dict[s
         note("elicitation/create", context)
         return types.ElicitResult(action="accept", content={"name": "Ada"})
 
-    async with streamablehttp_client(url) as (read, write, _), ClientSession(
+    async with streamablehttp_client(url) as (read, write, session_id), ClientSession(
             read, write, read_timeout_seconds=timedelta(seconds=120), sampling_callback=sample, elicitation_callback=elicit) as session:
         await session.initialize()
         result = await session.call_tool(tool, {"text": text} if text is not None else {}, meta={"traceparent": traceparent})
+        sid = session_id()
     texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
-    return {"text": texts, "is_error": result.isError, "asked": asked}
+    return {"text": texts, "is_error": result.isError, "asked": asked, "session_id": sid}
 
 
 def main() -> None:

@@ -35,7 +35,8 @@ def main(argv: list[str]) -> None:
     async def traced_ask_name(ctx: Context) -> str:
         http = ctx.request_context.request  # (the HTTP request on Streamable HTTP, None on stdio)
         append(record, {"tool": "traced_ask_name", "era": "2025-11-25", **received(ctx.request_context.meta),
-                        "header_traceparent": http.headers.get("traceparent") if http is not None else None})
+                        "header_traceparent": http.headers.get("traceparent") if http is not None else None,
+                        "session_id": http.headers.get("mcp-session-id") if http is not None else None})
         name = await mrtr_server.ask_for_name(ctx)
         return f"Hello, {name}!" if name is not None else "declined"
 

@@ -82,6 +82,23 @@ def test_2026_client_to_2025_server_with_an_elicitation_round(tmp_path: Path, tr
         run_direction_a(record, upstream, transport)
 
 
+def check_network(spans: list[Span], upstream: list[str], line: dict) -> None:
+    """Direction A, a 2026 client on the HTTP front: the server span names that front (HTTP over TCP) and no session
+    (2026-07-28 has none); the client span names the upstream (its address and port, or a pipe) and, for a 2025 server
+    on Streamable HTTP, the session the request went to (the ``Mcp-Session-Id`` that server saw)."""
+    client, server = spans
+    assert server.attributes["network.transport"] == "tcp" and server.attributes["network.protocol.name"] == "http"
+    assert "mcp.session.id" not in server.attributes
+    if upstream[0] == "--upstream":
+        url = httpx.URL(upstream[1])
+        assert client.attributes["network.protocol.name"] == "http" and client.attributes["network.transport"] == "tcp"
+        assert (client.attributes["server.address"], client.attributes["server.port"]) == (url.host, url.port)
+        assert line["session_id"] and client.attributes["mcp.session.id"] == line["session_id"]
+    else:
+        assert client.attributes["network.transport"] == "pipe" and "server.address" not in client.attributes
+        assert "mcp.session.id" not in client.attributes
+
+
 def run_direction_a(record: Path, upstream: list[str], transport: str) -> None:
     with otlp_receiver() as (endpoint, got):
         port = peers.free_port()
@@ -116,6 +133,7 @@ def run_direction_a(record: Path, upstream: list[str], transport: str) -> None:
             assert attrs["jsonrpc.request.id"] == "1" and attrs["mcp.protocol.version"] == "2026-07-28"
             assert attrs["mcp_eras.client.era"] == "2026-07-28" and attrs["mcp_eras.upstream.era"] == "2025-11-25"
             assert spans[0].attributes["mcp.protocol.version"] == "2025-11-25"
+            check_network(spans, upstream, line)
             assert "mcp_eras.input_required" in spans[-1].events
             assert attrs["mcp_eras.input.methods"] == ["elicitation/create"]
             # The retry is a second server span of the same trace, under the same client span.
@@ -153,6 +171,9 @@ def test_2025_client_to_2026_server_with_a_sampling_round(tmp_path: Path) -> Non
                 spans = check_chain(got, line["traceparent"])
                 assert [s.name for s in spans] == [name, name]
                 assert spans[-1].attributes["mcp_eras.client.era"] == "2025-11-25"
+                # The 2025 client's session on the bridge's front; none towards the (stateless) 2026 server.
+                assert answer["session_id"] and spans[-1].attributes["mcp.session.id"] == answer["session_id"]
+                assert "mcp.session.id" not in spans[0].attributes and spans[0].attributes["network.transport"] == "pipe"
                 assert spans[0].attributes["mcp.protocol.version"] == "2026-07-28"
             assert lines[0]["traceparent"] != lines[1]["traceparent"]  # one client span per upstream request
             relayed = prometheus_requests(port)

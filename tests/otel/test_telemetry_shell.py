@@ -174,3 +174,88 @@ print("ok")
                           env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
     assert proc.stdout.strip() == "ok", proc.stderr[-2000:]
     assert "not installed" in proc.stderr
+
+
+def spans_by_kind(exporter: InMemorySpanExporter) -> dict[str, Any]:
+    return {s.kind.name: s for s in exporter.get_finished_spans()}
+
+
+class ReportingSession(Inner):
+    """A stand-in 2025 upstream on Streamable HTTP: as its transport does, it reports the session a traced request goes
+    to (``telemetry.upstream_session``), and then a session for a context that is not this call's span."""
+
+    async def call(self, request: dict, ctx: CallContext, emit: Any) -> dict:
+        from mcp_eras.bridge import telemetry as switch
+
+        switch.upstream_session(request["params"]["_meta"], "upstream-7")
+        switch.upstream_session({"traceparent": TP}, "someone-elses")  # (the client's span: not the bridge's client span)
+        return await super().call(request, ctx, emit)
+
+
+def test_session_ids_where_one_exists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mcp.session.id`` (semantic-conventions docs/gen-ai/mcp.md note [8]): the 2025 client's session on the server
+    span, the 2025 upstream's session on the client span; none for a 2026 client, none invented."""
+    from mcp_eras.bridge import telemetry as switch
+
+    tel, exporter, _reader = telemetry()
+    monkeypatch.setattr(switch, "_active", tel)
+    run(tel, ReportingSession({"result": {"content": []}}), request(meta={"traceparent": TP}),
+        CallContext(client_era="2025-11-25", session_id="front-1"))
+    spans = spans_by_kind(exporter)
+    assert spans["SERVER"].attributes["mcp.session.id"] == "front-1"
+    assert spans["CLIENT"].attributes["mcp.session.id"] == "upstream-7"
+    exporter.clear()
+    run(tel, Inner({"result": {"content": []}}), request(meta={"traceparent": TP}))  # a 2026 client, a stdio child
+    assert all("mcp.session.id" not in s.attributes for s in exporter.get_finished_spans())
+
+
+def histogram_points(reader: InMemoryMetricReader, name: str) -> list[dict[str, Any]]:
+    return [dict(p.attributes) for rm in reader.get_metrics_data().resource_metrics for sm in rm.scope_metrics
+            for m in sm.metrics if m.name == name for p in m.data.data_points]
+
+
+def test_network_attributes_error_type_and_status_per_the_conventions() -> None:
+    """The client span names the upstream (``network.protocol.name``, ``network.transport``, ``server.address``,
+    ``server.port``), the server span the HTTP front; a JSON-RPC error is ``error.type`` = its code with the span status
+    described by its message, and both histograms carry ``rpc.response.status_code`` (docs/gen-ai/mcp.md)."""
+    from mcp_eras.bridge.upstream.factory import Target
+
+    tel, exporter, reader = telemetry()
+    call = tel.traced_call(Inner({"error": {"code": -32602, "message": "Unknown tool: t"}}), time.monotonic, None,
+                           target=Target(url="https://Up.Example:8443/mcp"))
+    asyncio.run(call(request(), CallContext(), discard))
+    spans = spans_by_kind(exporter)
+    client, server = spans["CLIENT"], spans["SERVER"]
+    assert {k: client.attributes.get(k) for k in ("network.protocol.name", "network.transport", "server.address",
+                                                   "server.port")} == {
+        "network.protocol.name": "http", "network.transport": "tcp", "server.address": "up.example", "server.port": 8443}
+    assert server.attributes["network.transport"] == "tcp" and server.attributes["network.protocol.name"] == "http"
+    assert "server.address" not in server.attributes
+    for span in (client, server):
+        assert span.attributes["error.type"] == "-32602" and span.attributes["rpc.response.status_code"] == "-32602"
+        assert span.status.status_code.name == "ERROR" and span.status.description == "Unknown tool: t"
+    (client_point,) = histogram_points(reader, "mcp.client.operation.duration")
+    (server_point,) = histogram_points(reader, "mcp.server.operation.duration")
+    assert client_point["server.address"] == "up.example" and client_point["server.port"] == 8443
+    assert client_point["mcp.protocol.version"] == "2025-11-25" and server_point["mcp.protocol.version"] == "2026-07-28"
+    assert "server.address" not in server_point
+    for point in (client_point, server_point):
+        assert point["error.type"] == point["rpc.response.status_code"] == "-32602"
+    exporter.clear()
+    stdio = tel.traced_call(Inner({"result": {"content": []}}), time.monotonic, None, target=Target(command=["srv"]))
+    asyncio.run(stdio(request(), CallContext(), discard))
+    client = spans_by_kind(exporter)["CLIENT"]
+    assert client.attributes["network.transport"] == "pipe" and "network.protocol.name" not in client.attributes
+
+
+def test_an_exception_is_named_by_its_canonical_class_name() -> None:
+    """``error.type`` of a raised call: the class name qualified by its module unless built in (registry error.md)."""
+    import httpx
+
+    tel, exporter, _reader = telemetry()
+    with pytest.raises(httpx.ConnectError):
+        run(tel, Inner(httpx.ConnectError("refused")), request())
+    with pytest.raises(TimeoutError):
+        run(tel, Inner(TimeoutError()), request())
+    kinds = [s.attributes.get("error.type") for s in exporter.get_finished_spans() if s.kind.name == "SERVER"]
+    assert kinds == ["httpx.ConnectError", "TimeoutError"]

@@ -104,3 +104,31 @@ def test_header_fields_of_a_request() -> None:
     assert tc.header_fields(call({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})) is None
     assert tc.header_fields(call({"traceparent": "bad"})) is None
     assert tc.header_fields({"jsonrpc": "2.0", "id": 1, "method": "ping"}) is None
+
+
+def test_network_attributes_of_each_side() -> None:
+    """docs/gen-ai/mcp.md §Client/§Server: ``tcp`` (and ``http``) for HTTP, ``pipe`` for stdio; the server's address and
+    port as the URL gives them (the scheme's port when none is written), no name lookup."""
+    assert tc.front_attributes("tcp") == {"network.transport": "tcp", "network.protocol.name": "http"}
+    assert tc.front_attributes("pipe") == {"network.transport": "pipe"} and tc.front_attributes(None) == {}
+    assert tc.endpoint_attributes("http://127.0.0.1:3000/mcp") == {
+        "network.protocol.name": "http", "network.transport": "tcp", "server.address": "127.0.0.1", "server.port": 3000}
+    assert tc.endpoint_attributes("https://mcp.example.com/mcp")["server.port"] == 443
+    assert tc.endpoint_attributes("http://[::1]/mcp")["server.address"] == "::1"
+    assert "server.port" not in tc.endpoint_attributes("http://host:port/mcp")  # (malformed: the address alone)
+    assert tc.endpoint_attributes(None) == {"network.transport": "pipe"}
+    assert tc.endpoint_attributes(None, known=False) == {}
+
+
+def test_error_type_values() -> None:
+    """``error.type``: the JSON-RPC code as a string, ``_OTHER`` for an error without an integer code, ``tool_error``;
+    the span status description is the error's message, cut at 256 characters."""
+    assert tc.error_type({"error": {"code": -32601, "message": "x"}}) == "-32601"
+    assert tc.error_type({"error": {"message": "no code"}}) == "_OTHER"
+    assert tc.error_type({"error": {"code": "E1"}}) == "_OTHER" and tc.error_type({"error": {"code": True}}) == "_OTHER"
+    assert tc.exception_type(ValueError) == "ValueError" and tc.exception_type(tc.TraceParent) == (
+        "mcp_eras.bridge.translate.trace_context.TraceParent")
+    assert tc.error_message({"error": {"code": 1, "message": "m" * 300}}) == "m" * 256
+    assert tc.error_message({"result": {}}) is None and tc.error_message(None) is None
+    assert tc.metric_attributes({"mcp.method.name": "ping", "server.port": 80}, "-32601", "-32601") == {
+        "mcp.method.name": "ping", "server.port": 80, "error.type": "-32601", "rpc.response.status_code": "-32601"}
