@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from mcp_eras.bridge import _perf
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, find
 from mcp_eras.bridge.front import middleware as guard
 from mcp_eras.bridge.front import server_card
 from mcp_eras.bridge.front.fast_post import FastPost
@@ -28,7 +28,7 @@ from mcp_eras.bridge.front.h11_guard import disconnect_watcher
 from mcp_eras.bridge.front.json_body import JSONBody
 from mcp_eras.bridge.front.sse_response import SSEResponse
 from mcp_eras.bridge.gateway.identity import CALLER
-from mcp_eras.bridge.layers.policy import gate_of
+from mcp_eras.bridge.layers.policy import GatewayUpstream
 from mcp_eras.bridge.translate import eras, errors, jsonrpc, modern_front
 from mcp_eras.bridge.translate.fronts import (
     Accepted,
@@ -180,7 +180,7 @@ class HttpFront:
         self._listens: dict[int, Callable[[], None]] = {}
         """The open ``subscriptions/listen`` streams: each one's way to end with its completion (``drain``)."""
         self.draining = False
-        self.gate = gate_of(upstream)
+        self.gate = find(upstream, GatewayUpstream)
         """The server's gateway layer (tool policy and audit), for refusals decided before a call starts."""
         self.resource_metadata: str | None = (rs.metadata_url(settings.auth_audience)
                                               if settings.auth_issuer and settings.auth_audience else None)

@@ -138,14 +138,3 @@ class GatewayUpstream(Upstream):
             outcome=outcome, duration=self.clock() - started, arguments=params.get("arguments"),
             with_arguments=self.audit.with_arguments))
 
-
-def gate_of(upstream: Upstream) -> GatewayUpstream | None:
-    """The gateway layer among ``upstream`` and the layers it wraps (followed through ``inner``), or None."""
-    for _ in range(32):  # (a chain of layers is short; a cycle would be a bug, not a reason to hang)
-        if isinstance(upstream, GatewayUpstream):
-            return upstream
-        inner = getattr(upstream, "inner", None) if getattr(upstream, "wraps", False) else None
-        if inner is None:
-            return None
-        upstream = inner
-    return None

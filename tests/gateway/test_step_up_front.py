@@ -21,11 +21,11 @@ import httpx
 import pytest
 
 from mcp_eras.bridge.config import Settings
-from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.core import CallContext, Emit, Upstream, find
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.gateway.audit import AUDIT_LOGGER, AuditLog
 from mcp_eras.bridge.gateway.identity import CALLER, Caller
-from mcp_eras.bridge.layers.policy import GatewayUpstream, gate_of
+from mcp_eras.bridge.layers.policy import GatewayUpstream
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.gateway import policy as gp
 from mcp_eras.bridge.translate.jsonrpc import Message
@@ -182,7 +182,8 @@ async def test_without_a_validated_caller_the_refusal_is_an_ordinary_answer(audi
 
 def test_the_front_finds_the_policy_layer_under_other_layers() -> None:
     _, gated, top = stack(chatty=True)
-    assert gate_of(top) is gated and gate_of(gated) is gated and gate_of(Recording()) is None
+    assert find(top, GatewayUpstream) is gated and find(gated, GatewayUpstream) is gated
+    assert find(Recording(), GatewayUpstream) is None
 
 
 def test_the_pure_decision_refuses_only_what_a_scope_would_open() -> None:
