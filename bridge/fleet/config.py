@@ -326,7 +326,8 @@ class AuthTable(BaseModel):
     """``[auth]``: the fleet's endpoints as OAuth resource servers (mcp_eras.bridge.gateway). Each
     ``/servers/NAME/mcp`` is its own resource, ``{audience}/servers/NAME/mcp``, with its metadata at
     ``/.well-known/oauth-protected-resource/servers/NAME/mcp`` (RFC 9728 section 3.1). Without the table a
-    fleet checks no token (the transparent mode: callers' ``Authorization`` headers are forwarded)."""
+    fleet checks no token (the transparent mode: callers' ``Authorization`` headers are forwarded). A reload applies a
+    changed table to the running guard (``serve.Router._reauth``); adding or removing the table needs a restart."""
 
     model_config = ConfigDict(extra="forbid")
 
