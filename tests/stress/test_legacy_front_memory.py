@@ -27,7 +27,7 @@ import legacy_memory_driver as driver  # noqa: E402
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 
 SCALE = float(os.environ.get("MCP_ERAS_MEMORY_SCALE", "0.3"))
-"""Fraction of ``driver.COUNTS`` (60 ids, 45 answers, 600 round trips, 600 list changes, 2,400 frames by default)."""
+"""Fraction of ``driver.COUNTS`` (60 ids, 45 answers, 600 round trips, 450 list changes, 1,800 frames by default)."""
 
 MIB = 1024
 """KiB per MiB (RSS is read in KiB)."""
