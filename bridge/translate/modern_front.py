@@ -99,12 +99,12 @@ map names to objects. Other capabilities are allowed (the set is open) and passe
 _MAPS = frozenset({"experimental", "extensions"})
 
 
-def malformed_capability(caps: Any) -> str | None:
+def malformed_capability(caps: Any, objects: Mapping[str, tuple[str, ...]] = CAPABILITY_OBJECTS) -> str | None:
     """Where a client's capabilities break the schema's shape: "" (they are not an object) or the first such field as
-    ``.name`` / ``.name.member``; None when they keep it."""
+    ``.name`` / ``.name.member``; None when they keep it. ``objects``: the revision's table (the 2026 one by default)."""
     if not isinstance(caps, dict):
         return ""
-    for name, members in CAPABILITY_OBJECTS.items():
+    for name, members in objects.items():
         value = caps.get(name)
         if value is None and name not in caps:
             continue

@@ -31,6 +31,7 @@ from mcp_eras.bridge.translate.eras import (
 )
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message, RequestId
 from mcp_eras.bridge.translate.legacy_client.tasks import TASK_REQUEST_META
+from mcp_eras.bridge.translate.modern_front import malformed_capability
 
 # Notifications an upstream listen stream may carry that mean something to a 2025 client.
 LISTEN_NOTIFICATIONS = frozenset(
@@ -88,6 +89,14 @@ def negotiate_version(requested: Any) -> str:
     return LEGACY
 
 
+LEGACY_CAPABILITY_OBJECTS: dict[str, tuple[str, ...]] = {
+    "elicitation": ("form", "url"), "roots": (), "sampling": ("context", "tools"), "experimental": (),
+    "tasks": ("cancel", "list", "requests"),
+}
+"""The 2025-11-25 schema's ``ClientCapabilities`` (schema/2025-11-25/schema.json): each known capability is an object,
+and so are these members of it; ``experimental`` maps names to objects. The set is open: others pass as they are."""
+
+
 def parse_initialize(params: Any) -> SessionIdentity:
     """Session identity from ``initialize`` params; FrameError(-32602) when they are unusable: the 2025-11-25 schema
     (InitializeRequestParams) requires ``protocolVersion``, ``capabilities`` and ``clientInfo`` (an Implementation:
@@ -101,8 +110,11 @@ def parse_initialize(params: Any) -> SessionIdentity:
     caps = params.get("capabilities")
     if caps is None:
         caps = {}
-    if not isinstance(caps, dict):
-        raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: capabilities must be an object")
+    where = malformed_capability(caps, LEGACY_CAPABILITY_OBJECTS)
+    if where is not None:
+        # Refused here, before any upstream hears of it: these capabilities would be sent on with every request.
+        raise FrameError(jsonrpc.INVALID_PARAMS, f"Invalid params: capabilities{where} must be an object",
+                         {"field": f"capabilities{where}"})
     info = params.get("clientInfo")
     if not (isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
         raise FrameError(jsonrpc.INVALID_PARAMS, "Invalid params: clientInfo must be an object with string name and version")
