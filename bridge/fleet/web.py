@@ -22,9 +22,11 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from mcp_eras.bridge.fleet import dashboard, guard
 from mcp_eras.bridge.fleet.history import EraHistory
 from mcp_eras.bridge.fleet.metrics import Metrics
+from mcp_eras.bridge.front.bounded_body import bounded_body
 
 DIVERGENCES_SHOWN = 5
 DIVERGENCES_DEFAULT = 50
+ADMIN_BODY_LIMIT = 64 * 1024  # an admin form is a few fields
 
 
 class Router(Protocol):
@@ -132,8 +134,11 @@ async def canary_endpoint(router: Router, request: Request) -> Response:
     denied = _denied(router, request, page=False)
     if denied is not None:
         return denied
+    raw = await bounded_body(request, ADMIN_BODY_LIMIT)
+    if not isinstance(raw, bytes):
+        return JSONResponse({"ok": False, "error": raw.phrase}, status_code=raw)
     try:
-        body = json.loads(await request.body() or b"{}")
+        body = json.loads(raw or b"{}")
     except ValueError:
         return JSONResponse({"ok": False, "error": "the body must be JSON"}, status_code=HTTPStatus.BAD_REQUEST)
     name = body.get("server") if isinstance(body, dict) else None

@@ -31,6 +31,7 @@ from starlette.routing import Route
 from mcp_eras.bridge import telemetry
 from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import CallContext, Emit, Upstream
+from mcp_eras.bridge.front.bounded_body import bounded_body
 from mcp_eras.bridge.scaleout.tool_headers import SharedParamHeaders
 from mcp_eras.bridge.state import StateSealer
 from mcp_eras.bridge.store.base import Store, StoreError
@@ -277,7 +278,9 @@ class ClusterUpstream(Upstream):
     # --- the owner's side ------------------------------------------------------------------------------
 
     async def serve_forward(self, request: Request) -> Response:
-        body = await request.body()
+        body = await bounded_body(request, self.settings.max_body_bytes)
+        if not isinstance(body, bytes):
+            return Response(status_code=body)
         got = fw.read_forward(body, request.headers.get(AUTH_HEADER, ""), self._key, int(time.time() * 1000),
                               self.settings.max_body_bytes)
         if isinstance(got, int):

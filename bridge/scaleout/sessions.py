@@ -35,6 +35,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from mcp_eras.bridge.config import Settings
+from mcp_eras.bridge.front.bounded_body import bounded_body
 from mcp_eras.bridge.front.event_stream import parse_event_id
 from mcp_eras.bridge.front.http import call_context, json_message, rpc_error
 from mcp_eras.bridge.front.legacy_http import LegacyHttpFront
@@ -416,7 +417,9 @@ class ClusterLegacyFront:
     # --- the owner's side ------------------------------------------------------------------------------
 
     async def serve_relay(self, request: Request) -> Response:
-        body = await request.body()
+        body = await bounded_body(request, self.settings.max_body_bytes)
+        if not isinstance(body, bytes):
+            return Response(status_code=body)
         sid = request.headers.get("mcp-session-id") or ""
         at_ms = request.headers.get(AT_HEADER, "0")
         mac = _relay_mac(self._key, request.method, sid, at_ms, body)
