@@ -169,6 +169,13 @@ def header_timeout_protocol(seconds: float = DEFAULT_HEADER_TIMEOUT, base: type[
             if self._header_timer is not None:
                 self._header_timer.cancel()
             super().connection_lost(exc)
+            # uvicorn cancels its keep-alive timer only when the connection ended without an error: after a reset
+            # (a client that left an SSE stream with bytes unread) it held the closed connection's protocol, parser
+            # and buffers for ``timeout_keep_alive`` seconds.
+            keep_alive = getattr(self, "timeout_keep_alive_task", None)
+            if keep_alive is not None:
+                keep_alive.cancel()
+                self.timeout_keep_alive_task = None
             lost, self._on_lost = self._on_lost, None
             for callback in lost or ():
                 callback()
