@@ -35,6 +35,7 @@ from mcp_eras.bridge.translate.eras import LEGACY, TRACE_META_KEYS
 from mcp_eras.bridge.translate.jsonrpc import Message, RequestId
 from mcp_eras.bridge.translate.legacy_client import listen as ll
 from mcp_eras.bridge.translate.legacy_client import session as ls
+from mcp_eras.bridge.translate.legacy_client import streams as replay
 from mcp_eras.bridge.translate.legacy_client.streams import (
     GET_KEY,
     NOT_ACCEPTABLE,
@@ -49,6 +50,7 @@ from mcp_eras.bridge.translate.legacy_client.streams import (
     lost_answer,
     may_run_long,
     resume_target,
+    shed,
     sweep,
 )
 from mcp_eras.bridge.translate.sse import KEEPALIVE, SSE_HEADERS, sse_event, sse_priming
@@ -111,6 +113,8 @@ class HttpSessionSlot:
     def new_stream(self) -> EventStream:
         if len(self.streams) >= self._sweep_at:  # (``streams.sweep``: when the table has doubled since the last one)
             self._sweep_at = sweep(self.streams, time.monotonic())
+        if len(self.streams) > replay.POST_STREAMS_KEPT:
+            shed(self.streams, replay.POST_STREAMS_KEPT)
         stream = EventStream(f"p{next(self._keys)}", self.settings.event_retention, self._ledgers)
         self.streams[stream.key] = stream
         return stream

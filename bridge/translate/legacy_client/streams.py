@@ -271,6 +271,28 @@ def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
     return max(SWEEP_MIN, 2 * len(streams))
 
 
+POST_STREAMS_KEPT = 1024
+"""POST streams one session keeps for replay. Each costs a record of about 1 KB besides its events, which the byte
+ledgers do not count, so the ledgers alone let a session of many short SSE-answered calls (elicitation rounds) grow by
+2 to 3 KB per call for the whole retention. Past it the oldest ended streams nobody reads are forgotten (``shed``)."""
+
+
+def shed(streams: MutableMapping[str, ReplayBuffer], keep: int) -> None:
+    """Forget the oldest ended POST streams nobody reads until at most ``keep`` streams remain (streams still open or
+    read stay). A resume of a forgotten stream gets a fresh GET stream, as one past the retention does."""
+    excess = len(streams) - keep
+    if excess <= 0:
+        return
+    doomed: list[str] = []
+    for key, stream in streams.items():  # oldest first: usually the first ``excess`` are ended
+        if key != GET_KEY and stream.closed and stream.consumers == 0:
+            doomed.append(key)
+            if len(doomed) == excess:
+                break
+    for key in doomed:
+        streams.pop(key).discard()
+
+
 @dataclass(frozen=True, slots=True)
 class Resume:
     """A GET that resumes a stream after ``after``: a POST stream (replayed to its end) or the GET stream."""
