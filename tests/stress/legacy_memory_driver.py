@@ -1,6 +1,7 @@
 """Drives the scenarios of issue #33 acceptance 3 at a 2025 front served by a real bridge process, sampling the
 bridge's RSS from /proc/PID/status (used by test_legacy_front_memory.py; runnable alone to print the figures:
-``python tests/stress/legacy_memory_driver.py [scale]``).
+``python tests/stress/legacy_memory_driver.py [scale] [name=count ...]``, e.g. the full size of issue #33
+acceptance 3: ``1 ids=1000 elicitations=10000 list_changes=10000 fuzz=100000``).
 
 Scenarios, each on sessions of its own that end with DELETE: requests with 1 MB ids; answers of 1 MB on SSE
 streams (kept for ``Last-Event-ID`` replay); direction B elicitation round trips; list changes on a GET stream;
@@ -255,9 +256,10 @@ COUNTS = {"ids": 200, "big_answers": 150, "elicitations": 2000, "list_changes": 
 100,000 frames: scale 5 or more; the test runs a fraction that a loaded 2-core machine serves in about a minute)."""
 
 
-async def drive(url: str, pid: int, scale: float = 1.0) -> Figures:
+async def drive(url: str, pid: int, scale: float = 1.0, exact: dict[str, int] | None = None) -> Figures:
+    """``exact``: counts by scenario name that replace the scaled ones."""
     f = Figures()
-    counts = {name: max(4, int(n * scale)) for name, n in COUNTS.items()}
+    counts = {name: max(4, int(n * scale)) for name, n in COUNTS.items()} | (exact or {})
     timeout = httpx.Timeout(DEADLINE)
     async with httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(max_connections=16)) as client:
         # Warm up every path once (imports, caches, the child), then measure from there.
@@ -285,8 +287,11 @@ async def drive(url: str, pid: int, scale: float = 1.0) -> Figures:
 
 def main() -> None:
     scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+    exact = {name: int(count) for name, count in (arg.split("=", 1) for arg in sys.argv[2:])}
+    if unknown := set(exact) - set(COUNTS):
+        raise SystemExit(f"unknown scenario: {', '.join(sorted(unknown))} (known: {', '.join(COUNTS)})")
     with bridge() as (proc, url):
-        figures = asyncio.run(drive(url, proc.pid, scale))
+        figures = asyncio.run(drive(url, proc.pid, scale, exact))
     print(json.dumps(figures.mb(), indent=1))
 
 
