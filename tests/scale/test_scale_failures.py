@@ -198,15 +198,25 @@ def test_get_stream_replays_stored_events_after_its_instance_died(store: str, mo
         assert c.counters("relayed")[b.instance_id]["replayed"] == 1
 
 
-def test_store_down_2025_session_elsewhere_names_it_local_works(modern_upstream: list[str]) -> None:
+def test_store_down_2025_session_elsewhere_reaches_its_owner_unknown_ones_named(modern_upstream: list[str]) -> None:
+    """With the store down, a 2025 session's request landing on another instance is offered to the instances it
+    knows and answered by the one holding the session; a session nobody holds gets the named store error."""
     with scale_peers.redis_process() as (store_url, redis_proc), scale_peers.cluster(store_url, modern_upstream, 2) as c:
         a, b = c.instances
         s = LegacySession(a.url)
         s.open()
+        deadline = time.monotonic() + 120  # (a hang guard) b must have heard of a before the store goes
+        while "bridge-0" not in httpx.get(f"http://127.0.0.1:{b.port}/healthz", timeout=10).json()["upstream"]["cluster"]["instances"]:
+            assert time.monotonic() < deadline, "b never listed a"
+            time.sleep(0.1)
         redis_proc.kill()
         redis_proc.wait()
         elsewhere = s.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}, url=b.url)
-        assert elsewhere["status"] == 503 and elsewhere["error"]["code"] == -32603, elsewhere
-        assert store_url in elsewhere["error"]["message"], elsewhere
+        assert elsewhere["result"]["content"][0]["text"] == "2", elsewhere
         local = s.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}}, url=a.url)
         assert local["result"]["content"][0]["text"] == "4", local
+        stranger = LegacySession(b.url)
+        stranger.sid = "0" * 32
+        unknown = stranger.request("tools/call", {"name": "add", "arguments": {"a": 3, "b": 3}})
+        assert unknown["status"] == 503 and unknown["error"]["code"] == -32603, unknown
+        assert store_url in unknown["error"]["message"], unknown
