@@ -60,8 +60,9 @@ def over_cap(port: int, cap: int, at_once: bool, path: bytes = b"/mcp") -> bytes
     """A POST declaring one byte over ``cap``: sent whole, or its head first and its body a moment later (as a client
     that writes the body after the head). What the client reads, or the error it met."""
     head = post(CL % (cap + 1), path=path)
+    received = b""
     with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.settimeout(10)
+        sock.settimeout(30)
         try:
             if at_once:
                 sock.sendall(head + b"x" * (cap + 1))
@@ -69,9 +70,11 @@ def over_cap(port: int, cap: int, at_once: bool, path: bytes = b"/mcp") -> bytes
                 sock.sendall(head)
                 time.sleep(0.3)  # the 413 is decided on the head; the body comes after it
                 sock.sendall(b"x" * (cap + 1))
-            received = b""
             while chunk := sock.recv(65536):
                 received += chunk
             return received
+        except TimeoutError as exc:
+            # What matters is the answer, not how soon a loaded machine closes the connection after it.
+            return received if responses(received) else repr(exc)
         except OSError as exc:
             return repr(exc)
