@@ -184,6 +184,16 @@ class Store(ABC):
         step (no two callers see the same tokens). Answers within ``timeout`` seconds or raises ``StoreError``;
         ``StoreFull`` when a bounded store has no room for another bucket."""
 
+    # --- leases ---------------------------------------------------------------------------------------------
+
+    async def lease(self, name: str, owner: str, ttl_ms: int) -> str:
+        """Take the lease ``name`` for ``owner`` when nobody holds it, or extend it when ``owner`` already does (for
+        ``ttl_ms`` either way), in one step: returns the holder (``owner`` when it has it). One holder at a time."""
+        raise StoreError(self.name, "leases are not supported")
+
+    async def release(self, name: str, owner: str) -> None:
+        """Give the lease ``name`` up, if ``owner`` still holds it."""
+
     def describe(self) -> Json:
         return {"store": self.name, "shared": self.shared}
 

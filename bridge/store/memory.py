@@ -216,6 +216,19 @@ class MemoryStore(Store):
     async def forget_instance(self, instance: str) -> None:
         self._kv.pop(f"inst:{instance}", None)
 
+    # --- leases ---------------------------------------------------------------------------------------------
+
+    async def lease(self, name: str, owner: str, ttl_ms: int) -> str:
+        holder = self._get(f"lease:{name}")
+        if holder is None or holder == owner:
+            self._put(f"lease:{name}", owner, ttl_ms)
+            return owner
+        return str(holder)
+
+    async def release(self, name: str, owner: str) -> None:
+        if self._get(f"lease:{name}") == owner:
+            self._kv.pop(f"lease:{name}", None)
+
     # --- pub/sub --------------------------------------------------------------------------------------------
 
     async def publish(self, channel: str, message: Json) -> int:

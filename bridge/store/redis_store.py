@@ -9,6 +9,8 @@ Keys live under ``<prefix>:`` so several bridge clusters can share one server:
 * ``cache:<space>:<key>`` JSON with PX = ttlMs; ``cidx:<space>:<index>`` the set of keys filed under an index
   (e.g. a principal's task records), PX = the longest TTL filed;
 * ``inst:<id>``        JSON record with PX = heartbeat TTL, and the set ``instances`` naming them;
+* ``lease:<name>``     string, the holding instance, PX = the lease time (taken with SET NX semantics, renewed by
+  its holder; e.g. the one upstream listen of a share key, ``mcp_eras.bridge.scaleout.listens``);
 * ``rate:<server>:<principal>`` hash ``tokens``, ``stamp`` (a rate-limit bucket), PX = the time it takes to fill;
 * pub/sub channel ``ch:<channel>``.
 
@@ -111,6 +113,18 @@ redis.call('SADD', KEYS[1], ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1
 """
+# Take a lease nobody holds, or extend the caller's own. KEYS: the lease. ARGV: owner, ttl ms. Returns the holder.
+_LEASE = """
+local held = redis.call('GET', KEYS[1])
+if not held then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return ARGV[1] end
+if held == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return held
+"""
+# Give a lease up only while the caller holds it. KEYS: the lease. ARGV: owner.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 _RATE_SHA = hashlib.sha1(_RATE.encode()).hexdigest()  # noqa: S324 - the script's name in Redis (EVALSHA), not security
 
 
@@ -162,6 +176,8 @@ class RedisStore(Store):
         self._append = self.client.register_script(_APPEND)
         self._claim = self.client.register_script(_CLAIM)
         self._index = self.client.register_script(_INDEX)
+        self._lease = self.client.register_script(_LEASE)
+        self._release = self.client.register_script(_RELEASE)
 
     def _k(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -360,6 +376,14 @@ class RedisStore(Store):
         except TimeoutError as exc:
             raise StoreError(self.name, f"no answer within {timeout:g}s") from exc
         return bool(int(allowed)), float(_text(retry))
+
+    # --- leases ---------------------------------------------------------------------------------------------
+
+    async def lease(self, name: str, owner: str, ttl_ms: int) -> str:
+        return _text(await self._guard(self._lease(keys=[self._k("lease", name)], args=[owner, max(1, ttl_ms)])))
+
+    async def release(self, name: str, owner: str) -> None:
+        await self._guard(self._release(keys=[self._k("lease", name)], args=[owner]))
 
     # --- pub/sub --------------------------------------------------------------------------------------------
 

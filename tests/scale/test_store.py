@@ -195,3 +195,21 @@ def test_open_store_urls() -> None:
     assert open_store("redis://h:1/2").name == "redis://h:1/2"
     with pytest.raises(ValueError):
         open_store("postgres://x")
+
+
+async def test_lease_one_holder_renewed_released_and_lapsing(store: Store) -> None:
+    """What elects the one upstream listen per share key across instances (issue #33 item 9)."""
+    holders = await asyncio.gather(*(store.lease("k", f"i{n}", 60_000) for n in range(8)))
+    winner = holders[0]
+    assert holders == [winner] * 8 and winner in {f"i{n}" for n in range(8)}  # every caller is told the one holder
+    assert await store.lease("k", winner, 60_000) == winner  # renewed by its holder
+    other = "i7" if winner != "i7" else "i6"
+    await store.release("k", other)  # not the holder's: nothing happens
+    assert await store.lease("k", other, 60_000) == winner
+    await store.release("k", winner)
+    assert await store.lease("k", other, 200) == other
+    deadline = asyncio.get_running_loop().time() + 10
+    while await store.lease("k", winner, 200) != winner:  # the lapsed lease is free again
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    assert await store.lease("other-key", other, 60_000) == other  # leases are per name
