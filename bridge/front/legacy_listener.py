@@ -16,6 +16,7 @@ from mcp_eras.bridge.core import CallContext, Upstream, UpstreamError
 from mcp_eras.bridge.translate.jsonrpc import FrameError, Message
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import listen as ll
+from mcp_eras.bridge.translate.legacy_client import listen_cluster as lc
 from mcp_eras.bridge.translate.legacy_client import session as ls
 
 log = logging.getLogger("mcp_bridge.front.legacy")
@@ -31,6 +32,38 @@ class ListenMember(Protocol):
     ctx: CallContext
 
     async def deliver_unsolicited(self, msg: Message) -> None: ...
+
+
+class ListenLink(Protocol):
+    """How one share key's listen is coordinated with the other instances of a cluster (``mcp_eras.bridge.scaleout.
+    listens``; the rules in ``mcp_eras.bridge.translate.legacy_client.listen_cluster``)."""
+
+    async def choose(self, fresh: bool) -> str:
+        """The source (``lc.UPSTREAM`` or ``lc.CHANNEL``) of the listen about to open; ``fresh``: none is current."""
+        ...
+
+    def opened(self, source: str, ok: bool) -> None: ...
+
+    async def follow(self, listen_id: str, filt: dict[str, Any], emit: Callable[[Message], Awaitable[None]]) -> None:
+        """Run a channel listen: emit the acknowledgement once the leader covers ``filt``, then its notifications;
+        return when it ends (an abrupt drop), raise UpstreamError when it could not start."""
+        ...
+
+    async def publish(self, msg: Message) -> None:
+        """The leader's notification that other instances' members asked for."""
+        ...
+
+    def changed(self) -> None:
+        """The local members changed."""
+        ...
+
+
+class ListenCluster(Protocol):
+    def link(self, group: SharedListen) -> ListenLink | None: ...
+
+    def drop(self, group: SharedListen) -> None: ...
+
+    async def aclose(self) -> None: ...
 
 
 class SharedListen:
@@ -55,6 +88,10 @@ class SharedListen:
         self._relisten: asyncio.Task[None] | None = None
         self._ended_early: dict[str, tuple[str, str]] = {}
         """Listens that ended after their acknowledgement but before ``_open`` made them current: how, and why."""
+        self.sources: dict[str, str] = {}
+        """Listen id -> where its notifications come from (``lc.UPSTREAM``, or ``lc.CHANNEL`` in a cluster)."""
+        self.link = hub.cluster.link(self) if hub.cluster is not None else None
+        """The coordination with the other instances (None: a single instance, or past the cap of linked keys)."""
 
     @property
     def idle(self) -> bool:
@@ -70,8 +107,39 @@ class SharedListen:
             return {}
         return await self._open(step)
 
+    @property
+    def holds_upstream(self) -> bool:
+        return self.state.current is not None and self.sources.get(self.state.current, lc.UPSTREAM) == lc.UPSTREAM
+
     async def _open(self, step: ll.Open) -> dict[str, Any]:
+        if self.link is None:
+            return await self._open_from(step, lc.UPSTREAM)
+        return await self.switch(await self.link.choose(self.state.current is None), step)
+
+    async def switch(self, source: str, step: ll.Open | None = None) -> dict[str, Any]:
+        """Open a listen from ``source`` (a replacement of the current one when ``step`` is None); a channel that cannot
+        be followed gives way to the upstream at once (under the lock)."""
+        step = step or lc.replace(self.state)
+        if step is None:
+            return self.state.acked
+        if source == lc.CHANNEL and self.link is not None:
+            try:
+                return await self._open_from(step, lc.CHANNEL)
+            except Exception as exc:  # noqa: BLE001 - no leader answered in time: this instance listens itself
+                self.link.opened(lc.CHANNEL, False)
+                log.info("listen of another instance not followed (%s); listening upstream", exc)
+                step = lc.replace(self.state)
+                if step is None:
+                    return self.state.acked
+        return await self._open_from(step, lc.UPSTREAM)
+
+    async def _open_from(self, step: ll.Open, source: str) -> dict[str, Any]:
         budget = self.hub.budget
+        keep = {*self.runs, self.state.current, self.state.newest_acked}
+        self.sources = {k: v for k, v in self.sources.items() if k in keep}
+        self.sources[step.listen_id] = source
+        if source == lc.CHANNEL:
+            return await self._await_ack(step, source)
         try:
             replacing = self.state.current is not None
             if ll.spent(budget, replacing) and self.hub.reclaim is not None:
@@ -80,9 +148,14 @@ class SharedListen:
         except FrameError as exc:
             ll.open_failed(self.state, step.listen_id, exc.code)
             raise
+        return await self._await_ack(step, source)
+
+    async def _await_ack(self, step: ll.Open, source: str) -> dict[str, Any]:
         ack: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(self._run(step.listen_id, step.filter, ack), name=f"legacy-listen:{step.listen_id}")
-        task.add_done_callback(lambda _t: ll.give(budget))
+        task = asyncio.create_task(self._run(step.listen_id, step.filter, ack, source), name=f"legacy-listen:{step.listen_id}")
+        if source == lc.UPSTREAM:
+            budget = self.hub.budget
+            task.add_done_callback(lambda _t: ll.give(budget))
         self.runs[step.listen_id] = task
         try:
             acked = await asyncio.wait_for(asyncio.shield(ack), self.timeout)
@@ -94,6 +167,8 @@ class SharedListen:
         early = self._ended_early.pop(step.listen_id, None)
         if early is not None:  # it ended between its acknowledgement and now
             self._finish(step.listen_id, *early)
+        if self.link is not None:
+            self.link.opened(source, True)
         await self._cancel(done.retire)
         for member, notes in done.invalidate.items():  # events may have been lost while no listen was open
             for note in notes:
@@ -113,7 +188,7 @@ class SharedListen:
                 with contextlib.suppress(BaseException):
                     await task
 
-    async def _run(self, listen_id: str, filt: dict[str, Any], ack: asyncio.Future[dict[str, Any]]) -> None:
+    async def _run(self, listen_id: str, filt: dict[str, Any], ack: asyncio.Future[dict[str, Any]], source: str) -> None:
         req = lf.listen_request(listen_id, self.identity, filt)
 
         async def emit(msg: Message) -> None:
@@ -125,11 +200,16 @@ class SharedListen:
             out = ll.admit(self.state, listen_id, msg)
             for member in out.members if out is not None else []:
                 await self._deliver(member, out.note)
+            if self.link is not None and source == lc.UPSTREAM and lc.for_remote(out):
+                await self.link.publish(msg)
 
         error: BaseException | None = None
         resp: Message | None = None
         try:
-            resp = await self.upstream.call(req, self.ctx, emit)
+            if source == lc.CHANNEL and self.link is not None:
+                await self.link.follow(listen_id, filt, emit)
+            else:
+                resp = await self.upstream.call(req, self.ctx, emit)
         except asyncio.CancelledError:
             if not ack.done():
                 ack.cancel()
@@ -152,7 +232,8 @@ class SharedListen:
     def _finish(self, listen_id: str, kind: str, why: str) -> None:
         """Listen ``listen_id`` ended after its acknowledgement (``ll.end_kind``): report it, re-listen when needed."""
         reopen = ll.ended(self.state, listen_id, kind)
-        self.hub.ends[kind] += 1
+        if self.sources.get(listen_id, lc.UPSTREAM) == lc.UPSTREAM:
+            self.hub.ends[kind] += 1
         again = "; re-listening" if reopen is not None else ""
         if kind == ll.COMPLETE:
             log.info("upstream completed listen %s%s", listen_id, again)
@@ -177,6 +258,8 @@ class SharedListen:
                 self.hub.forget_if_idle(self)
 
     async def close(self) -> None:
+        if self.link is not None:
+            self.hub.drop_link(self)
         ll.close(self.state)
         self.sessions.clear()
         if self._relisten is not None:
@@ -192,6 +275,8 @@ class ListenHub:
         self.ends = {ll.COMPLETE: 0, ll.DROPPED: 0}
         """How the upstream listens of this front ended after their acknowledgement (``ll.end_kind``)."""
         self.reclaim = reclaim
+        self.cluster: ListenCluster | None = None
+        """Set on a scaled-out instance: one upstream listen per share key across the instances."""
         """Frees the listen of a group whose sessions all linger (no GET stream, nothing subscribed) when the budget
         is spent; True when one was freed."""
         self.groups: dict[str, SharedListen] = {}
@@ -214,6 +299,8 @@ class ListenHub:
             group = self.groups[key] = SharedListen(self, key, f"listen-{next(self._serial)}", session)
         before = group.state.members.get(member, {})
         self._set(group, session, member, filt)
+        if group.link is not None:
+            group.link.changed()
         try:
             async with group.lock:
                 acked = await group.apply(tighten)
@@ -237,6 +324,11 @@ class ListenHub:
     def forget_if_idle(self, group: SharedListen) -> None:
         if group.idle and self.groups.get(group.key) is group:
             del self.groups[group.key]
+            self.drop_link(group)
+
+    def drop_link(self, group: SharedListen) -> None:
+        if group.link is not None and self.cluster is not None:
+            self.cluster.drop(group)
 
     async def leave(self, session: ListenMember) -> None:
         """The session ended: it needs nothing any more (the last member's leaving cancels the listen)."""
@@ -247,7 +339,7 @@ class ListenHub:
     def reclaimable(self, idle_since: Callable[[ListenMember], float | None]) -> list[ListenMember]:
         """The sessions of the group that has lingered longest with every member idle (``idle_since`` not None), whose
         listen can be freed; [] when there is none."""
-        open_groups = [group for group in self.groups.values() if group.state.current is not None and not group.lock.locked()]
+        open_groups = [group for group in self.groups.values() if group.holds_upstream and not group.lock.locked()]
         best = ll.longest_lingering(([idle_since(s) for s in g.sessions.values()], g) for g in open_groups)
         return list(best.sessions.values()) if best is not None else []
 
@@ -256,3 +348,5 @@ class ListenHub:
             await group.close()
         self.groups.clear()
         self._members.clear()
+        if self.cluster is not None:
+            await self.cluster.aclose()

@@ -11,6 +11,7 @@ from mcp_eras.bridge.config import Settings
 from mcp_eras.bridge.core import Upstream
 from mcp_eras.bridge.front.http import build_app
 from mcp_eras.bridge.layers.cluster import ClusterUpstream
+from mcp_eras.bridge.scaleout import listens
 from mcp_eras.bridge.scaleout.tasks import attach_found
 from mcp_eras.bridge.store.open import open_store
 
@@ -42,5 +43,9 @@ def scale_out(upstream: Upstream, legacy: LegacyHttpFront | None, settings: Sett
 
         relay = ClusterLegacyFront(legacy, cluster, settings)
         cluster.extra_status = relay.status
+        if cluster.store.shared:  # one upstream listen per share key across the instances
+            shared = listens.attach(legacy.listens, cluster.store, cluster.instance_id, settings.heartbeat_interval,
+                                    cluster.count_store_error)
+            cluster.extra_status = lambda: {**relay.status(), "listens": shared.status()}
         routes += relay.routes()
     return cluster, relay, routes
