@@ -232,12 +232,14 @@ class SharedListen:
     def _finish(self, listen_id: str, kind: str, why: str) -> None:
         """Listen ``listen_id`` ended after its acknowledgement (``ll.end_kind``): report it, re-listen when needed."""
         reopen = ll.ended(self.state, listen_id, kind)
-        if self.sources.get(listen_id, lc.UPSTREAM) == lc.UPSTREAM:
-            self.hub.ends[kind] += 1
         again = "; re-listening" if reopen is not None else ""
-        if kind == ll.COMPLETE:
+        if self.sources.get(listen_id, lc.UPSTREAM) == lc.CHANNEL:  # the leader went, fell silent or was replaced
+            log.info("listen %s through another instance ended (%s)%s", listen_id, why, again)
+        elif kind == ll.COMPLETE:
+            self.hub.ends[kind] += 1
             log.info("upstream completed listen %s%s", listen_id, again)
         else:  # an abrupt drop: changes may have been lost (the members are told when the next listen opens)
+            self.hub.ends[kind] += 1
             log.warning("upstream listen %s dropped without its completion (%s)%s", listen_id, why, again)
         if reopen is not None:
             self._relisten = asyncio.create_task(self._reopen(reopen))

@@ -36,6 +36,8 @@ WANTS = "listen-wants"
 """The cache space of the instances' wants (``<digest>:<instance>``, filed under the digest)."""
 FOLLOW_DEADLINE_S = 5.0
 """How long a channel listen waits for the leader to acknowledge this instance's want before listening itself."""
+CLOSE_DEADLINE_S = 5.0
+"""How long closing the links (withdraw the wants, give the leases up) may hold a front's shutdown."""
 
 
 class Link:
@@ -57,6 +59,8 @@ class Link:
         self._reader = asyncio.get_running_loop().create_task(self._read(), name=f"listen-link:{self.name}")
         self._refreshing: asyncio.Task[None] | None = None
         self._refresh_again = False
+        self._publish_failed = False
+        """A publish failed: the leader's notifications wait for no store until a lease attempt succeeds again."""
 
     @property
     def store(self) -> Store:
@@ -101,7 +105,7 @@ class Link:
             self.queues.discard(queue)
 
     async def publish(self, msg: Message) -> None:
-        if self.co.role != lc.LEADER:
+        if self.co.role != lc.LEADER or self._publish_failed:
             return
         out = lc.note_message(self.owner.me, msg)
         if out is None:
@@ -112,7 +116,8 @@ class Link:
             self.owner.counts["published"] += 1
         except StoreError as exc:
             self.owner.store_error()
-            log.warning("notification not published to the other instances: %s", exc)
+            self._publish_failed = True
+            log.warning("notifications not published to the other instances until the store answers: %s", exc)
 
     def changed(self) -> None:
         lc.set_remote(self.group.state, {} if self.co.role != lc.LEADER else self._remote())
@@ -127,6 +132,8 @@ class Link:
         return {m: f for m, f in self.group.state.members.items() if lc.is_remote(m)}
 
     async def _attempt(self) -> tuple[str, str | None]:
+        if not self.owner.healthy():
+            return lc.FAULT, None  # the store failed its last heartbeat: no wait on it
         ttl = int(self.owner.interval * 1000 * lc.LEASE_TICKS)
         try:
             holder = await self.store.lease(f"listen:{self.name}", self.owner.me, ttl)
@@ -134,6 +141,7 @@ class Link:
             self.owner.store_error()
             log.debug("listen lease not taken: %s", exc)
             return lc.FAULT, None
+        self._publish_failed = False
         return (lc.MINE if holder == self.owner.me else lc.OTHER), holder
 
     async def _write_want(self, filt: dict[str, Any]) -> None:
@@ -305,11 +313,14 @@ class Link:
 class ClusterListens:
     """``ListenCluster`` of one 2025 front: the links of its share keys and the tick that drives them."""
 
-    def __init__(self, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None) -> None:
+    def __init__(self, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None,
+                 healthy: Callable[[], bool] | None = None) -> None:
         self.store = store
         self.me = me
         self.interval = interval
         self.on_store_error = on_store_error
+        self.healthy = healthy or (lambda: True)
+        """False while the instance's heartbeat finds the store failing (no lease attempt waits on it then)."""
         self.links: dict[int, Link] = {}
         self.counts = {"listened": 0, "followed": 0, "follow_failed": 0, "promoted": 0, "published": 0,
                        "too_large": 0, "overflowed": 0, "unlinked": 0}
@@ -351,9 +362,11 @@ class ClusterListens:
                 "local": roles.count(lc.LOCAL), **self.counts}
 
     async def aclose(self) -> None:
-        for group_id in list(self.links):
-            link = self.links.pop(group_id)
-            await link.close()
+        links = list(self.links.values())
+        self.links.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLOSE_DEADLINE_S):  # (each link's store commands have their own deadline)
+                await asyncio.gather(*(link.close() for link in links), return_exceptions=True)
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(BaseException):
@@ -363,8 +376,9 @@ class ClusterListens:
                 await task
 
 
-def attach(hub: ListenHub, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None) -> ClusterListens:
+def attach(hub: ListenHub, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None,
+           healthy: Callable[[], bool] | None = None) -> ClusterListens:
     """Coordinate ``hub``'s shared listens with the other instances sharing ``store``."""
-    cluster = ClusterListens(store, me, interval, on_store_error)
+    cluster = ClusterListens(store, me, interval, on_store_error, healthy)
     hub.cluster = cluster
     return cluster

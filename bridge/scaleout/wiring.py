@@ -45,7 +45,7 @@ def scale_out(upstream: Upstream, legacy: LegacyHttpFront | None, settings: Sett
         cluster.extra_status = relay.status
         if cluster.store.shared:  # one upstream listen per share key across the instances
             shared = listens.attach(legacy.listens, cluster.store, cluster.instance_id, settings.heartbeat_interval,
-                                    cluster.count_store_error)
+                                    cluster.count_store_error, lambda: cluster.store_ok)
             cluster.extra_status = lambda: {**relay.status(), "listens": shared.status()}
         routes += relay.routes()
     return cluster, relay, routes
