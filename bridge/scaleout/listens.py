@@ -364,16 +364,19 @@ class ClusterListens:
     async def aclose(self) -> None:
         links = list(self.links.values())
         self.links.clear()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(CLOSE_DEADLINE_S):  # (each link's store commands have their own deadline)
-                await asyncio.gather(*(link.close() for link in links), return_exceptions=True)
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(BaseException):
                 await self._ticker
-        for task in list(self._closing):
-            with contextlib.suppress(BaseException):
-                await task
+        closing = [*(asyncio.ensure_future(link.close()) for link in links), *self._closing]
+        try:
+            async with asyncio.timeout(CLOSE_DEADLINE_S):  # (each link's store commands have their own deadline too)
+                await asyncio.gather(*closing, return_exceptions=True)
+        except TimeoutError:
+            log.warning("listen links not closed within %gs (their leases lapse by themselves)", CLOSE_DEADLINE_S)
+            for task in closing:
+                task.cancel()
+            await asyncio.gather(*closing, return_exceptions=True)
 
 
 def attach(hub: ListenHub, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None,

@@ -25,6 +25,7 @@ from mcp_eras.bridge.store.memory import MemoryStore
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import listen as ll
+from mcp_eras.bridge.translate.legacy_client import listen_cluster as lc
 
 pytestmark = pytest.mark.anyio
 
@@ -37,11 +38,12 @@ TOOLS_CHANGED = "notifications/tools/list_changed"
 
 class View:
     """One instance's view of the shared store: ``down`` makes every command (and its subscriptions) fail, as a
-    stopped or frozen Redis does."""
+    stopped Redis does; ``hang`` makes every command wait forever (a store without its command deadline)."""
 
     def __init__(self, inner: MemoryStore) -> None:
         self.inner = inner
         self.down = False
+        self.hang = False
         self.name, self.shared = "test-store", True
 
     def __getattr__(self, name: str) -> Any:
@@ -50,6 +52,8 @@ class View:
             return attr
 
         async def guarded(*args: Any, **kwargs: Any) -> Any:
+            if self.hang:
+                await asyncio.Event().wait()
             if self.down:
                 raise StoreError(self.name, "down")
             out = await attr(*args, **kwargs)
@@ -74,11 +78,11 @@ class ViewSub(Subscription):
 class Member:
     """A 2025 session as a shared listen sees it."""
 
-    def __init__(self, upstream: ListeningUpstream, settings: Settings) -> None:
+    def __init__(self, upstream: ListeningUpstream, settings: Settings, principal: str = "alice") -> None:
         self.upstream, self.settings = upstream, settings
         identity = lf.SessionIdentity("2025-11-25", {}, {"name": "c", "version": "1"})
-        self.state = SimpleNamespace(principal="alice", identity=identity)
-        self.ctx = CallContext(principal="alice")
+        self.state = SimpleNamespace(principal=principal, identity=identity)
+        self.ctx = CallContext(principal=principal)
         self.got: list[dict[str, Any]] = []
         self.changed = asyncio.Condition()
 
@@ -212,3 +216,44 @@ async def test_store_down_each_instance_listens_itself_then_one_again(cluster: C
     assert listen["filter"]["resourceSubscriptions"] == ["file:///0", "file:///1", "file:///2", "file:///new"]
     assert await cluster.upstream.notify(UPDATED, {"uri": "file:///new"}) == 1
     await cluster.members[0].wait_for(jsonrpc.notification(UPDATED, {"uri": "file:///new"}))
+
+
+async def test_keys_never_shared_across_principals(cluster: Cluster) -> None:
+    cluster.members[1] = Member(cluster.upstream, cluster.settings, principal="bob")
+    for i in range(3):
+        await cluster.join(i, wants(i))
+    await cluster.until(lambda: len(cluster.upstream.listens) == 2 and cluster.roles().count("leader") == 2)
+    filters = sorted(tuple(listen["filter"]["resourceSubscriptions"]) for listen in cluster.upstream.listens.values())
+    assert filters == [("file:///0", "file:///2"), ("file:///1",)]
+    assert await cluster.upstream.notify(UPDATED, {"uri": "file:///1"}) == 1
+    await cluster.members[1].wait_for(jsonrpc.notification(UPDATED, {"uri": "file:///1"}))
+    assert await cluster.upstream.notify(TOOLS_CHANGED) == 2
+    for member in cluster.members:
+        await member.wait_for(jsonrpc.notification(TOOLS_CHANGED))
+    assert [m.got.count(jsonrpc.notification(UPDATED, {"uri": "file:///1"})) for m in cluster.members] == [0, 1, 0]
+
+
+async def test_keys_past_the_cap_listen_per_instance(cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lc, "MAX_LINKED_KEYS", 1)
+    cluster.members[2] = Member(cluster.upstream, cluster.settings, principal="bob")
+    await cluster.join(2, wants(2))  # bob's key is the first on instance 2: linked
+    cluster.members.append(Member(cluster.upstream, cluster.settings, principal="bob"))
+    await cluster.hubs[0].update(cluster.members[0], wants(0))  # alice's key on instance 0: linked
+    await cluster.hubs[0].update(cluster.members[3], wants(3))  # bob's key on instance 0: past the cap
+    assert cluster.hubs[0].cluster.counts["unlinked"] == 1  # type: ignore[union-attr]
+    await cluster.until(lambda: len(cluster.upstream.listens) == 3)  # alice's, bob's led by 2, bob's alone on 0
+    assert await cluster.upstream.notify(UPDATED, {"uri": "file:///3"}) == 1
+    await cluster.members[3].wait_for(jsonrpc.notification(UPDATED, {"uri": "file:///3"}))
+
+
+async def test_shutdown_bounded_when_the_store_hangs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(listens, "CLOSE_DEADLINE_S", 1.0)
+    c = Cluster(2)
+    for i in range(2):
+        await c.join(i, wants(i))
+    await c.until(lambda: len(c.upstream.listens) == 1)
+    for view in c.views:
+        view.hang = True
+    async with asyncio.timeout(DEADLINE):  # each hub gives its links at most listens.CLOSE_DEADLINE_S
+        await c.aclose()
+    assert not c.upstream.listens
