@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,8 @@ class Link:
         self.closed = False
         self.sub: Subscription | None = None
         self.acked: dict[str, Any] = {}
-        """The filter of the holder's last acknowledgement, and how many were heard (``ack_seq``)."""
+        """The filter of the holder's last acknowledgement, its epoch, and how many were heard (``ack_seq``)."""
+        self.ack_epoch = 0
         self.ack_seq = 0
         self._ack_event = asyncio.Event()
         self.queues: set[asyncio.Queue[Message | None]] = set()
@@ -95,6 +97,7 @@ class Link:
             self.owner.store_error()
             raise UpstreamError(f"want not announced: {exc}") from exc
         acked = await self._covering(seq, filt)
+        lc.followed_at(self.co, self.ack_epoch)
         queue: asyncio.Queue[Message | None] = asyncio.Queue(lc.MAX_QUEUED + 1)
         self.queues.add(queue)
         try:
@@ -204,7 +207,7 @@ class Link:
         state = self.group.state
         if self.co.role != lc.LEADER or state.current is None or not self.group.holds_upstream:
             return
-        out = lc.ack_message(self.owner.me, state.acked)
+        out = lc.ack_message(self.owner.me, state.acked, lc.epoch(state))
         if out is None:
             return
         try:
@@ -270,7 +273,9 @@ class Link:
             return
         trusted = lc.heard(self.co, heard.sender)
         if heard.kind == "ack" and trusted:
-            self.acked, self.ack_seq = heard.payload, self.ack_seq + 1
+            if lc.leader_dropped(self.co, heard):
+                self.end_follow()
+            self.acked, self.ack_epoch, self.ack_seq = heard.payload, heard.epoch, self.ack_seq + 1
             self._ack_event.set()
             self._ack_event = asyncio.Event()
         elif heard.kind == "note" and trusted:
@@ -316,7 +321,9 @@ class ClusterListens:
     def __init__(self, store: Store, me: str, interval: float, on_store_error: Callable[[], None] | None = None,
                  healthy: Callable[[], bool] | None = None) -> None:
         self.store = store
-        self.me = me
+        self.me = f"{me}~{secrets.token_hex(4)}"
+        """This process among the instances: the instance id and a nonce, so that an instance restarted under the
+        same id is a new leader to the others (its listen is a new one: they treat the change as a gap)."""
         self.interval = interval
         self.on_store_error = on_store_error
         self.healthy = healthy or (lambda: True)

@@ -97,7 +97,7 @@ class Member:
 
 
 class Cluster:
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, tick: float = TICK) -> None:
         self.store = MemoryStore()
         self.upstream = ListeningUpstream()
         self.settings = Settings(connect_timeout=5.0)
@@ -105,7 +105,7 @@ class Cluster:
         self.hubs = []
         for i, view in enumerate(self.views):
             hub = ListenHub(ll.ListenBudget(8))
-            listens.attach(hub, view, f"inst-{i}", TICK)  # type: ignore[arg-type]
+            listens.attach(hub, view, f"inst-{i}", tick)  # type: ignore[arg-type]
             self.hubs.append(hub)
         self.members = [Member(self.upstream, self.settings) for _ in range(n)]
 
@@ -257,3 +257,28 @@ async def test_shutdown_bounded_when_the_store_hangs(monkeypatch: pytest.MonkeyP
     async with asyncio.timeout(DEADLINE):  # each hub gives its links at most listens.CLOSE_DEADLINE_S
         await c.aclose()
     assert not c.upstream.listens
+
+
+async def test_a_drop_of_the_leaders_listen_reaches_the_followers_members() -> None:
+    """The server ends the leader's listen: the leader's own members and the followers' alike are told what may have
+    changed meanwhile (each list they rely on, each resource they subscribed), as after any dropped listen. (Ticks of
+    1 s: the leader is back before its followers would find it silent; they learn of the gap from its epoch.)"""
+    cluster = Cluster(3, tick=1.0)
+    try:
+        await _leader_drop(cluster)
+    finally:
+        await cluster.aclose()
+
+
+async def _leader_drop(cluster: Cluster) -> None:
+    for i in range(3):
+        await cluster.join(i, wants(i))
+    await cluster.until(lambda: len(cluster.upstream.listens) == 1 and sorted(cluster.roles()) == ["follower", "follower", "leader"])
+    for member in cluster.members:
+        member.got.clear()
+    (key,) = cluster.upstream.listens
+    cluster.upstream.end_listen(key)
+    for i, member in enumerate(cluster.members):
+        await member.wait_for(jsonrpc.notification(TOOLS_CHANGED))
+        await member.wait_for(jsonrpc.notification(UPDATED, {"uri": f"file:///{i}"}))
+    await cluster.until(lambda: len(cluster.upstream.listens) == 1)

@@ -125,7 +125,9 @@ def test_channel_messages_checked_and_capped() -> None:
     assert lc.note_message("a", jsonrpc.notification("x", {"blob": "y" * lc.MAX_MESSAGE_BYTES})) is None
     big = {"t": "note", "from": "a", "n": {"method": "x", "params": {"blob": "y" * lc.MAX_MESSAGE_BYTES}}}
     assert lc.read(big) is None
-    assert lc.read(lc.ack_message("a", {"toolsListChanged": True, "bogus": 1})) == lc.Heard("ack", "a", {"toolsListChanged": True})
+    assert lc.read(lc.ack_message("a", {"toolsListChanged": True, "bogus": 1}, 2)) == lc.Heard("ack", "a", {"toolsListChanged": True}, 2)
+    assert lc.read({"t": "ack", "from": "a", "filter": {}, "epoch": -1}) == lc.Heard("ack", "a", {}, 0)
+    assert lc.read({"t": "ack", "from": "a", "filter": {}, "epoch": True}) == lc.Heard("ack", "a", {}, 0)
     assert lc.read(lc.want_message("a")) == lc.Heard("want", "a")
     assert lc.read(lc.bye_message("a")) == lc.Heard("bye", "a")
     for bad in (None, [], {"t": "note", "from": 1}, {"t": "note", "from": "a", "n": "x"}, {"t": "ack", "from": "a"},
@@ -136,3 +138,22 @@ def test_channel_messages_checked_and_capped() -> None:
 def test_digest_hides_the_share_key() -> None:
     key = '["alice",{"x":1}]'
     assert "alice" not in lc.digest(key) and lc.digest(key) == lc.digest(key) and len(lc.digest(key)) == 32
+
+
+def test_a_drop_of_the_leaders_own_listen_ends_the_followers() -> None:
+    state = ll.ListenState()
+    ll.set_member(state, "m1", {"toolsListChanged": True})
+    step = ll.plan(state)
+    assert isinstance(step, ll.Open)
+    ll.on_ack(state, step.listen_id)
+    ll.opened(state, step.listen_id, step.filter, step.filter)
+    assert lc.epoch(state) == 0
+    ll.ended(state, step.listen_id, ll.DROPPED)
+    assert lc.epoch(state) == 1
+    c = co(lc.FOLLOWER, "b")
+    lc.followed_at(c, 0)
+    assert not lc.leader_dropped(c, lc.Heard("ack", "b", {}, 0))
+    assert not lc.leader_dropped(c, lc.Heard("ack", "x", {}, 5))  # not the followed leader
+    assert lc.leader_dropped(c, lc.Heard("ack", "b", {}, 1))
+    lc.followed_at(c, 1)
+    assert not lc.leader_dropped(c, lc.Heard("ack", "b", {}, 1))

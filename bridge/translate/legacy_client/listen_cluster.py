@@ -89,6 +89,8 @@ class Coordination:
     """The holder spoke since the last tick."""
     followed: str | None = None
     """The leader whose channel the current channel listen follows."""
+    epoch: int = 0
+    """How many of the followed leader's listens had ended by themselves when this instance began to follow."""
 
 
 def attempted(co: Coordination, outcome: str, holder: str | None) -> str:
@@ -125,6 +127,17 @@ def heard(co: Coordination, sender: Any) -> bool:
         co.heard = True
         return True
     return False
+
+
+def followed_at(co: Coordination, epoch: int) -> None:
+    """The channel listen starts from the leader's acknowledgement with ``epoch`` (``ack_message``)."""
+    co.epoch = epoch
+
+
+def leader_dropped(co: Coordination, heard: Heard) -> bool:
+    """Whether the followed leader's own listen ended since this instance began to follow (its acknowledgement counts
+    more ends): the gap may have hidden changes from the followers too, so their channel listen ends as a drop."""
+    return co.role == FOLLOWER and heard.kind == "ack" and heard.sender == co.followed and heard.epoch > co.epoch
 
 
 def tick(co: Coordination, outcome: str, holder: str | None) -> str:
@@ -213,8 +226,14 @@ def note_message(me: str, msg: Message) -> dict[str, Any] | None:
     return out if _size(out) <= MAX_MESSAGE_BYTES else None
 
 
-def ack_message(me: str, acked: dict[str, Any]) -> dict[str, Any] | None:
-    out = {"t": "ack", "from": me, "filter": acked}
+def epoch(state: ll.ListenState) -> int:
+    """The leader's count of its listens that ended by themselves (completed or dropped)."""
+    return state.completed + state.dropped
+
+
+def ack_message(me: str, acked: dict[str, Any], ended: int) -> dict[str, Any] | None:
+    """The leader's acknowledgement: the filter its listen was granted and ``epoch`` of its state."""
+    out = {"t": "ack", "from": me, "filter": acked, "epoch": ended}
     return out if _size(out) <= MAX_MESSAGE_BYTES else None
 
 
@@ -238,6 +257,7 @@ class Heard:
     kind: str
     sender: str
     payload: Any = None
+    epoch: int = 0
 
 
 def read(message: Any) -> Heard | None:
@@ -251,7 +271,9 @@ def read(message: Any) -> Heard | None:
         return Heard(kind, sender, note) if ok else None
     if kind == "ack":
         filt = message.get("filter")
-        return Heard(kind, sender, ll.union([filt])) if isinstance(filt, dict) else None
+        count = message.get("epoch")
+        ended = count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else 0
+        return Heard(kind, sender, ll.union([filt]), ended) if isinstance(filt, dict) else None
     if kind in ("want", "bye"):
         return Heard(kind, sender)
     return None
