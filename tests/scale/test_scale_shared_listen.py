@@ -8,15 +8,15 @@ outcomes, each within a generous deadline (never a timing figure):
 * the upstream sees exactly one listen, and every session receives its own ``resources/updated`` and the
   ``tools/list_changed``, wherever the listen is held;
 * the leader instance is SIGKILLed: the others take the listen over (one again) and notifications resume;
-* the store is stopped, then frozen: each live instance listens itself (one per instance, notifications still
-  delivered); when the store returns, one listen again.
+* the store is stopped, frozen, then at its ``maxmemory`` (writes refused): each live instance listens itself
+  (one per instance, notifications still delivered); when the store returns, one listen again; and after a
+  restart that emptied it.
 """
 
 from __future__ import annotations
 
 import json
 import queue
-import signal
 import tempfile
 import threading
 import time
@@ -28,7 +28,7 @@ import httpx
 import pytest
 import scale_peers
 from scale_peers import LegacySession
-from test_scale_store_faults import RedisCtl
+from test_scale_store_faults import FAULTS, RedisCtl
 
 import peers
 
@@ -171,26 +171,22 @@ def test_one_upstream_listen_for_three_instances_failover_and_store_fault(rig: R
     print(f"listen taken over {took:.1f}s after the leader was killed")
     check_delivery(rig, streams, "b")
 
-    # the store stops: each live instance falls back to a listen of its own; then one again when it returns
-    rig.ctl.stop()
-    took = rig.settle(lambda n, st: n == len(streams) and not leaders(st), "fallback with the store down")
-    print(f"per-instance listens {took:.1f}s after the store stopped")
-    check_delivery(rig, streams, "c")
-    rig.ctl.start()
-    took = rig.settle(lambda n, st: n == 1 and len(leaders(st)) == 1, "one listen after the store returned")
-    print(f"one listen again {took:.1f}s after the store returned")
-    check_delivery(rig, streams, "d")
-
-    # the store freezes (its commands time out): the same, bounded by the store's command deadline
-    rig.ctl.signal(signal.SIGSTOP)
-    try:
-        took = rig.settle(lambda n, st: n == len(streams) and not leaders(st), "fallback with the store frozen")
-        print(f"per-instance listens {took:.1f}s after the store froze")
-        check_delivery(rig, streams, "e")
-    finally:
-        rig.ctl.signal(signal.SIGCONT)
-    took = rig.settle(lambda n, st: n == 1 and len(leaders(st)) == 1, "one listen after the store thawed")
-    print(f"one listen again {took:.1f}s after the store thawed")
-    check_delivery(rig, streams, "f")
+    # store faults: each live instance falls back to a listen of its own; then one listen again when it returns
+    for name in ("stopped", "frozen", "at maxmemory"):
+        begin, end = FAULTS[name]
+        begin(rig.ctl)
+        try:
+            took = rig.settle(lambda n, st: n == len(streams) and not leaders(st), f"fallback with the store {name}")
+            print(f"per-instance listens {took:.1f}s after the store {name}")
+            check_delivery(rig, streams, f"{name[:3]}-1")
+        finally:
+            end(rig.ctl)
+        took = rig.settle(lambda n, st: n == 1 and len(leaders(st)) == 1, f"one listen after the store {name}")
+        print(f"one listen again {took:.1f}s after the store {name} came back")
+        check_delivery(rig, streams, f"{name[:3]}-2")
+    rig.ctl.restart()  # empty: the leases and wants are gone too
+    took = rig.settle(lambda n, st: n == 1 and len(leaders(st)) == 1, "one listen after the store restarted empty")
+    print(f"one listen {took:.1f}s after the store restarted empty")
+    check_delivery(rig, streams, "empty")
     for stream in streams.values():
         stream.close()
