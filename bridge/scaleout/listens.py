@@ -221,7 +221,7 @@ class Link:
         want = lc.local_filter(group.state)
         if self.closed or group.state.closed or not want:
             return
-        if self.co.role != lc.LEADER:
+        if self.co.role != lc.LEADER and self.owner.healthy():
             with contextlib.suppress(StoreError):
                 await self._write_want(want)
         outcome, holder = await self._attempt()
