@@ -10,14 +10,24 @@ from mcp_eras.bridge.translate.legacy_client import listen_cluster as lc
 
 
 def co(role: str = lc.LOCAL, holder: str | None = None) -> lc.Coordination:
-    return lc.Coordination("me", role=role, holder=holder, followed=holder if role == lc.FOLLOWER else None)
+    """A coordination in ``role``; a follower has just heard its holder."""
+    following = role == lc.FOLLOWER
+    return lc.Coordination("me", role=role, holder=holder, followed=holder if following else None,
+                           silent=0 if following else lc.STALE_TICKS)
 
 
 def test_first_listen_source_by_lease() -> None:
     c = co()
     assert lc.attempted(c, lc.MINE, "me") == lc.UPSTREAM and c.role == lc.LEADER
     c = co()
-    assert lc.attempted(c, lc.OTHER, "b") == lc.CHANNEL and c.holder == "b" and c.role == lc.LOCAL
+    assert lc.attempted(c, lc.OTHER, "b") == lc.UPSTREAM and c.holder == "b" and c.role == lc.LOCAL  # never heard
+    lc.heard(c, "b")
+    assert lc.attempted(c, lc.OTHER, "b") == lc.CHANNEL  # heard lately: follow it
+    assert lc.attempted(c, lc.OTHER, "c") == lc.UPSTREAM and not c.heard  # another holder: not yet
+    c = co(lc.FOLLOWER, "b")
+    assert lc.attempted(c, lc.OTHER, "b") == lc.CHANNEL
+    c.silent = lc.STALE_TICKS
+    assert lc.attempted(c, lc.OTHER, "b") == lc.UPSTREAM and c.role == lc.LOCAL  # silent too long
     c = co(lc.LEADER, "me")
     assert lc.attempted(c, lc.FAULT, None) == lc.UPSTREAM and c.role == lc.LOCAL and c.holder is None
 

@@ -83,8 +83,8 @@ class Coordination:
     role: str = LOCAL
     holder: str | None = None
     """The lease holder by the last attempt (None: unknown, or the store failed)."""
-    silent: int = 0
-    """Ticks since the holder was last heard on the channel."""
+    silent: int = STALE_TICKS
+    """Ticks since the holder was last heard on the channel (at first: never heard)."""
     heard: bool = False
     """The holder spoke since the last tick."""
     followed: str | None = None
@@ -94,13 +94,17 @@ class Coordination:
 
 
 def attempted(co: Coordination, outcome: str, holder: str | None) -> str:
-    """A lease attempt before a (re-)listen: the source of the listen to open."""
-    co.holder = holder if outcome != FAULT else None
+    """A lease attempt before a (re-)listen: the source of the listen to open. The channel only when its holder was
+    heard lately: a request never waits on a leader that may be gone (this instance listens itself at once, and a
+    tick follows the holder once it is heard, make-before-break)."""
+    previous, co.holder = co.holder, (holder if outcome != FAULT else None)
     if outcome == MINE:
         co.role = LEADER
         return UPSTREAM
-    if outcome == OTHER:
+    if outcome == OTHER and previous == holder and (co.heard or co.silent < STALE_TICKS):
         return CHANNEL
+    if outcome == OTHER and previous != holder:
+        co.silent, co.heard = STALE_TICKS, False  # a new holder is trusted once it has been heard
     co.role = LOCAL
     return UPSTREAM
 
