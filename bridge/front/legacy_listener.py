@@ -200,7 +200,7 @@ class SharedListen:
             out = ll.admit(self.state, listen_id, msg)
             for member in out.members if out is not None else []:
                 await self._deliver(member, out.note)
-            if self.link is not None and source == lc.UPSTREAM and lc.for_remote(out):
+            if self.link is not None and source == lc.UPSTREAM and lc.to_publish(self.state, listen_id, msg):
                 await self.link.publish(msg)
 
         error: BaseException | None = None

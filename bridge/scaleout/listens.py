@@ -61,6 +61,8 @@ class Link:
         self._reader = asyncio.get_running_loop().create_task(self._read(), name=f"listen-link:{self.name}")
         self._refreshing: asyncio.Task[None] | None = None
         self._refresh_again = False
+        self._switching: asyncio.Task[None] | None = None
+        self._want_lock = asyncio.Lock()
         self._publish_failed = False
         """A publish failed: the leader's notifications wait for no store until a lease attempt succeeds again."""
 
@@ -91,7 +93,7 @@ class Link:
     async def follow(self, listen_id: str, filt: dict[str, Any], emit: Callable[[Message], Awaitable[None]]) -> None:
         seq = self.ack_seq
         try:
-            await self._write_want(filt)
+            await self._write_want(filt)  # (what the listen asks for: no less than the members need now)
             await self.store.publish(self._channel, lc.want_message(self.owner.me))
         except StoreError as exc:
             self.owner.store_error()
@@ -147,11 +149,15 @@ class Link:
         self._publish_failed = False
         return (lc.MINE if holder == self.owner.me else lc.OTHER), holder
 
-    async def _write_want(self, filt: dict[str, Any]) -> None:
+    async def _write_want(self, filt: dict[str, Any] | None = None) -> None:
+        """Write this instance's want: what its members need when the write begins (with ``filt``, at least that).
+        One write at a time, so that an older want never lands after a newer one."""
         ttl = int(self.owner.interval * 1000 * (lc.LEASE_TICKS + 2))
         key = f"{self.name}:{self.owner.me}"
-        await self.store.cache_put(WANTS, key, lc.want(self.owner.me, filt), ttl)
-        await self.store.cache_index(WANTS, self.name, key, ttl)
+        async with self._want_lock:
+            want = ll.union([lc.local_filter(self.group.state), filt or {}])
+            await self.store.cache_put(WANTS, key, lc.want(self.owner.me, want), ttl)
+            await self.store.cache_index(WANTS, self.name, key, ttl)
 
     async def _covering(self, seq: int, filt: dict[str, Any]) -> dict[str, Any]:
         """The holder's acknowledgement heard after ``seq`` that covers ``filt``; UpstreamError past the deadline."""
@@ -223,7 +229,7 @@ class Link:
             return
         if self.co.role != lc.LEADER and self.owner.healthy():
             with contextlib.suppress(StoreError):
-                await self._write_want(want)
+                await self._write_want()
         outcome, holder = await self._attempt()
         action = lc.tick(self.co, outcome, holder)
         if self.co.role != lc.LEADER:
@@ -234,11 +240,16 @@ class Link:
             self.refresh_soon()
         elif action == lc.END_FOLLOW:
             self.end_follow()
-        elif action == lc.FOLLOW and group.state.current is not None:
-            async with group.lock:
-                if not group.state.closed and self.co.role != lc.FOLLOWER:
-                    with contextlib.suppress(Exception):
-                        await group.switch(lc.CHANNEL)
+        elif action == lc.FOLLOW and group.state.current is not None and (self._switching is None or self._switching.done()):
+            # (in the background: the tick renews the other keys' leases meanwhile)
+            self._switching = asyncio.get_running_loop().create_task(self._follow_leader())
+
+    async def _follow_leader(self) -> None:
+        group = self.group
+        async with group.lock:
+            if not group.state.closed and not self.closed and self.co.role != lc.FOLLOWER:
+                with contextlib.suppress(Exception):
+                    await group.switch(lc.CHANNEL)
 
     async def _read(self) -> None:
         """Read the channel (subscribed again after a store fault, at the tick's pace)."""
@@ -299,7 +310,7 @@ class Link:
         """The key has no members here any more: withdraw the want, give the lease up (saying so), unsubscribe."""
         self.closed = True
         self.end_follow()
-        for task in (self._reader, self._refreshing):
+        for task in (self._reader, self._refreshing, self._switching):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):

@@ -282,3 +282,19 @@ async def _leader_drop(cluster: Cluster) -> None:
         await member.wait_for(jsonrpc.notification(TOOLS_CHANGED))
         await member.wait_for(jsonrpc.notification(UPDATED, {"uri": f"file:///{i}"}))
     await cluster.until(lambda: len(cluster.upstream.listens) == 1)
+
+
+async def test_a_stale_want_read_by_the_leader_loses_no_notification(cluster: Cluster) -> None:
+    """The leader's copy of another instance's want may lag (a slower, older write read last): what its listen
+    receives still goes on the channel, and the follower's members get what their own filters ask for."""
+    for i in range(3):
+        await cluster.join(i, wants(i))
+    await cluster.until(lambda: len(cluster.upstream.listens) == 1 and sorted(cluster.roles()) == ["follower", "follower", "leader"])
+    leader = next(hub for hub in cluster.hubs if hub.budget.open == 1)
+    (group,) = leader.groups.values()
+    stale = {m: {"toolsListChanged": True} for m in group.state.members if lc.is_remote(m)}
+    assert lc.set_remote(group.state, stale)  # as if read before the followers subscribed
+    others = [i for i, hub in enumerate(cluster.hubs) if hub is not leader]
+    for i in others:
+        assert await cluster.upstream.notify(UPDATED, {"uri": f"file:///{i}"}) == 1
+        await cluster.members[i].wait_for(jsonrpc.notification(UPDATED, {"uri": f"file:///{i}"}))

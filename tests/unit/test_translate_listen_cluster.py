@@ -107,17 +107,23 @@ def test_remote_members_join_the_union_only_while_local_ones_exist() -> None:
     assert lc.remote_members([lc.want(f"i{n}", {"toolsListChanged": True}) for n in range(500)], "me").__len__() == lc.MAX_REMOTE
 
 
-def test_notification_published_once_when_a_remote_member_asks() -> None:
+def test_notifications_of_the_current_listen_published_while_others_are_served() -> None:
     state = ll.ListenState()
     ll.set_member(state, "m1", {"resourceSubscriptions": ["file:///a"]})
-    lc.set_remote(state, {"@b": {"resourceSubscriptions": ["file:///b"]}})
     step = ll.plan(state)
     assert isinstance(step, ll.Open)
     ll.on_ack(state, step.listen_id)
     ll.opened(state, step.listen_id, step.filter, step.filter)
-    mine = ll.admit(state, step.listen_id, jsonrpc.notification("notifications/resources/updated", {"uri": "file:///a"}))
-    theirs = ll.admit(state, step.listen_id, jsonrpc.notification("notifications/resources/updated", {"uri": "file:///b"}))
-    assert not lc.for_remote(mine) and lc.for_remote(theirs) and not lc.for_remote(None)
+    note = jsonrpc.notification("notifications/resources/updated", {"uri": "file:///b"})
+    assert not lc.to_publish(state, step.listen_id, note)  # nobody else served
+    lc.set_remote(state, {"@b": {"resourceSubscriptions": ["file:///a"]}})
+    # published even though @b's filter (as this instance last read it) does not ask for it: b decides per member
+    assert lc.to_publish(state, step.listen_id, note)
+    assert not lc.to_publish(state, step.listen_id, jsonrpc.notification("notifications/subscriptions/acknowledged"))
+    assert not lc.to_publish(state, step.listen_id, jsonrpc.notification("notifications/message", {"level": "info"}))
+    assert not lc.to_publish(state, "listen-0", note)  # an older listen's tail
+    ll.close(state)
+    assert not lc.to_publish(state, step.listen_id, note)
 
 
 def test_replace_forces_a_new_listen_id_with_the_union() -> None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_eras.bridge.translate.jsonrpc import Message
+from mcp_eras.bridge.translate.legacy_client import frames as lf
 from mcp_eras.bridge.translate.legacy_client import listen as ll
 
 LOCAL, LEADER, FOLLOWER = "local", "leader", "follower"
@@ -216,9 +217,19 @@ def replace(state: ll.ListenState) -> ll.Open | None:
     return ll.Open(listen_id, ll.union(state.members.values()))
 
 
-def for_remote(deliver: ll.Deliver | None) -> bool:
-    """Whether a notification admitted by the leader's listen is asked for by another instance (publish it once)."""
-    return deliver is not None and any(is_remote(m) for m in deliver.members)
+def to_publish(state: ll.ListenState, listen_id: str, msg: Message) -> bool:
+    """Whether a notification of the leader's listen ``listen_id`` goes on the channel (once): it is a change
+    notification of the listen the members rely on (as ``ll.admit`` decides) and another instance is served. Which
+    of their members get it is decided there, by each member's own filter: a remote member's filter here may lag
+    behind what its instance needs now."""
+    if msg.get("method") == lf.ACKNOWLEDGED or state.closed or listen_id in state.retired:
+        return False
+    if state.newest_acked is not None and state.newest_acked != listen_id:
+        return False
+    if not any(is_remote(m) for m in state.members):
+        return False
+    out = lf.to_legacy_notification(msg)
+    return out is not None and (out.get("method") in ll.KIND_OF or out.get("method") == ll.UPDATED)
 
 
 # --- channel messages ----------------------------------------------------------------------------------------------
