@@ -50,7 +50,7 @@ class ListenLink(Protocol):
         ...
 
     async def publish(self, msg: Message) -> None:
-        """The leader's notification that other instances' members asked for."""
+        """A change notification of the leader's listen, for the members of the other instances."""
         ...
 
     def changed(self) -> None:
