@@ -30,6 +30,9 @@ class EventStream(ReplayBuffer):
         self.owner: object | None = None
         """Exclusive streams (a session's GET stream): the newest consumer takes over, older ones end."""
         self._waiters: list[asyncio.Future[bool]] = []
+        self.served = False
+        """An SSE response of this stream has ended (a POST stream is kept compact once it has ended and has no reader:
+        ``legacy_http``; not before its response first ran, which would find it emptied)."""
         """Consumers waiting for a change (a push, the close, a take-over): one future each, no task."""
         self.on_push: Callable[[int, Message], None] | None = None
         """Called with each event's sequence and message as it is pushed (scale-out: ``mcp_eras.bridge.scaleout.sessions``

@@ -92,7 +92,8 @@ class HttpSessionSlot:
         """The session's events kept for replay, all streams (``REPLAY_SESSION_BYTES``; the process's: ``PROCESS_LEDGER``)."""
         self._ledgers = (self.ledger, PROCESS_LEDGER)
         self.get_stream = EventStream(GET_KEY, settings.event_retention, self._ledgers)
-        self.streams: dict[str, EventStream] = {GET_KEY: self.get_stream}
+        self.streams: dict[str, replay.Kept] = {GET_KEY: self.get_stream}
+        """Live streams, and ended POST streams nobody reads kept compact for replay (``replay.EndedStream``)."""
         self.get_seen = 0
         self._keys = itertools.count(1)
         self._sweep_at = SWEEP_MIN
@@ -130,10 +131,12 @@ class HttpSessionSlot:
     async def close(self) -> None:
         if self.linger_timer is not None:
             self.linger_timer.cancel()
-        if self.session is not None:
-            await self.session.close()
+        session, self.session = self.session, None  # (the session holds ``deliver``: no cycle left for the collector)
+        if session is not None:
+            await session.close()
         for stream in self.streams.values():
-            stream.close()
+            if isinstance(stream, EventStream):
+                stream.close()
             stream.discard()  # the session is over: nothing of it is resumable, its kept events are freed now
 
 
@@ -248,6 +251,8 @@ class LegacyHttpFront:
         def answered(response: Message) -> None:
             stream.push(response)
             stream.close()
+            if stream.served:  # (its SSE response has ended: nobody reads it, it is kept compact)
+                replay.archive(slot.streams, stream)
 
         def finish(t: asyncio.Task[Message]) -> None:
             # A response was pushed from the task itself (``answered``); a cancelled or failed request ends here.
@@ -257,6 +262,8 @@ class LegacyHttpFront:
                     stream.push(failed_request(msg["id"]))
             finally:
                 stream.close()
+                if stream.served:
+                    replay.archive(slot.streams, stream)
 
         task = session.begin(msg, send, ctx, answered, finish)
         if isinstance(task, ls.Refusal):
@@ -270,7 +277,7 @@ class LegacyHttpFront:
             if not stream.closed:
                 await stream.changed(PRIME_HOLD)
             if not stream.one_answer():
-                return self._sse(stream, 0, prime=True)
+                return self._sse(stream, 0, prime=True, kept_in=slot.streams)
         else:
             # Otherwise choose JSON vs SSE lazily: SSE only when something precedes the final response.
             await stream.wait_started()
@@ -278,11 +285,12 @@ class LegacyHttpFront:
             body = stream.single_answer(msg["id"])
             slot.forget(stream)
             return JSONBody(body, 200)
-        return self._sse(stream, 0)
+        return self._sse(stream, 0, kept_in=slot.streams)
 
     def _sse(self, stream: EventStream, after: int, prime: bool = False, exclusive: bool = False,
-             slot: HttpSessionSlot | None = None) -> StreamingResponse:
-        """``slot``: this is the session's GET stream; its listen follows whether any GET streams it."""
+             slot: HttpSessionSlot | None = None, kept_in: dict[str, replay.Kept] | None = None) -> StreamingResponse:
+        """``slot``: this is the session's GET stream; its listen follows whether any GET streams it. ``kept_in``: a
+        POST stream's table, where it is kept compact once it has ended and its last reader is gone."""
         keepalive = self.settings.sse_keepalive
         token = stream.take_over() if exclusive else None
         key = stream.key
@@ -319,6 +327,9 @@ class LegacyHttpFront:
                     await batches.aclose()
             finally:
                 stream.consumers -= 1
+                stream.served = True
+                if kept_in is not None:
+                    replay.archive(kept_in, stream)
                 if slot is not None:
                     if slot.watch.detach():
                         self._linger(slot)
@@ -378,7 +389,10 @@ class LegacyHttpFront:
             if stream.lost_after(resume.after):
                 lost = sse_event(lost_answer(stream.request_id, stream.retention), f"{stream.key}.{stream.seq}")
                 return SSEResponse(_once(lost), media_type="text/event-stream", headers=SSE_HEADERS)
-            return self._sse(stream, resume.after)
+            if isinstance(stream, replay.EndedStream):
+                return SSEResponse(_once(stream.replay(resume.after)), media_type="text/event-stream",
+                                   headers=SSE_HEADERS)
+            return self._sse(stream, resume.after, kept_in=slot.streams)
         await self._attach(slot)
         if resume is not None:
             return self._sse(slot.get_stream, resume.after, exclusive=True, slot=slot)

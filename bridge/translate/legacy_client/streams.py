@@ -13,7 +13,7 @@ take-over of a GET stream, the keep-alives.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 
 from mcp_eras.bridge.translate import errors, jsonrpc
@@ -92,16 +92,23 @@ REPLAY_LIMIT = "replay_window"
 
 
 class Event:
-    """One kept event: its sequence, when it was pushed, its JSON-RPC frame serialized once (sent as JSON or SSE)."""
+    """One kept event: its sequence, when it was pushed, its JSON-RPC frame serialized once (sent as JSON or SSE), and
+    the stream that keeps it (None once dropped: a dropped event waiting in a ledger's order holds no stream)."""
 
-    __slots__ = ("seq", "at", "data", "size", "kept")
+    __slots__ = ("seq", "at", "data", "size", "kept", "stream")
 
-    def __init__(self, seq: int, at: float, data: bytes) -> None:
+    def __init__(self, seq: int, at: float, data: bytes, stream: ReplayBuffer | EndedStream | None = None) -> None:
         self.seq = seq
         self.at = at
         self.data = data
         self.size = len(data) + EVENT_OVERHEAD
         self.kept = True
+        self.stream = stream
+
+    def drop(self) -> None:
+        self.kept = False
+        self.data = b""
+        self.stream = None
 
 
 class ReplayLedger:
@@ -116,13 +123,14 @@ class ReplayLedger:
         self.live = 0
         self.dropped = 0
         """Events dropped for space (exported by the shell's status)."""
-        self._order: deque[tuple[ReplayBuffer, Event]] = deque()
+        self._order: deque[Event] = deque()
+        """Charged events in push order, dropped ones among them until the next compaction (they hold no stream)."""
 
-    def charge(self, stream: ReplayBuffer, event: Event) -> None:
+    def charge(self, event: Event) -> None:
         order = self._order
         if len(order) > 2 * self.live + 64:  # entries of events released since: dropped, amortized O(1)
-            order = self._order = deque(entry for entry in order if entry[1].kept)
-        order.append((stream, event))
+            order = self._order = deque(entry for entry in order if entry.kept)
+        order.append(event)
         self.bytes += event.size
         self.live += 1
         if self.bytes > self.limit:
@@ -132,18 +140,19 @@ class ReplayLedger:
         self.bytes -= event.size
         self.live -= 1
         if not self.live:
-            self._order.clear()  # (entries of released events hold their streams: none outlives its last event)
+            self._order.clear()
 
     def _make_room(self) -> None:
         order = self._order
         for _ in range(len(order)):
             if self.bytes <= self.limit or not order:
                 break
-            stream, event = order.popleft()
-            if not event.kept:
+            event = order.popleft()
+            stream = event.stream
+            if not event.kept or stream is None:
                 continue
             if event.seq > stream.taken:
-                order.append((stream, event))  # not delivered yet: kept, looked at again later
+                order.append(event)  # not delivered yet: kept, looked at again later
                 continue
             self.dropped += stream.drop_through(event.seq)
 
@@ -177,11 +186,11 @@ class ReplayBuffer:
         self.seq += 1
         # A copy of orjson's output at its length: orjson's buffer is at least 4 KiB, and far larger than the JSON for
         # long texts (16 times for 256 KiB), and stays that large while the bytes live (measured with tracemalloc).
-        event = Event(self.seq, now, bytes(memoryview(jsonrpc.dumps(msg))))
+        event = Event(self.seq, now, bytes(memoryview(jsonrpc.dumps(msg))), self)
         events = self.events
         events.append(event)
         for ledger in self.ledgers:
-            ledger.charge(self, event)
+            ledger.charge(event)
         horizon = now - self.retention
         while events and (events[0].at < horizon or len(events) > STREAM_EVENTS_MAX):
             self._drop_head()
@@ -189,8 +198,7 @@ class ReplayBuffer:
 
     def _drop_head(self) -> None:
         event = self.events.popleft()
-        event.kept = False
-        event.data = b""
+        event.drop()
         self.dropped_through = event.seq
         for ledger in self.ledgers:
             ledger.release(event)
@@ -252,6 +260,89 @@ class ReplayBuffer:
         return b"".join([sse_data_event(data, f"{key}.{s}") for s, data in batch])
 
 
+class EndedStream:
+    """A POST stream that has ended and that nobody reads, kept for ``Last-Event-ID`` replay in a compact form: its
+    kept events as the SSE bytes a resume sends (one buffer), and the few numbers a resume needs.
+
+    Why: an elicitation round answered on SSE leaves a stream that a session keeps for the retention
+    (``POST_STREAMS_KEPT`` of them). As live ``ReplayBuffer`` records (a deque, an object per event, a dict of
+    attributes) those are thousands of small objects per session, spread over Python's allocator arenas; after the
+    sessions end, the few long-lived objects allocated among them pin the arenas and the process stays ~19 MB
+    larger after 10,000 rounds (issue #33). One buffer per stream is mostly one allocation the C allocator hands
+    back. Replay stays what ``ReplayBuffer.after`` gives: the kept events after the client's cursor, in order
+    (2025-11-25 basic/transports.mdx §Resumability and Redelivery)."""
+
+    __slots__ = ("key", "request_id", "seq", "closed_at", "retention", "dropped_through", "taken", "kept", "ledgers")
+
+    closed = True
+    consumers = 0
+
+    def __init__(self, stream: ReplayBuffer) -> None:
+        self.key = stream.key
+        self.request_id = stream.request_id
+        self.seq = stream.seq
+        self.closed_at = stream.closed_at if stream.closed_at is not None else 0.0
+        self.retention = stream.retention
+        self.ledgers = stream.ledgers
+        key = stream.key
+        blob = b"".join([sse_data_event(e.data, f"{key}.{e.seq}") for e in stream.events])
+        self.dropped_through = stream.events[0].seq - 1 if stream.events else stream.seq
+        self.taken = stream.taken
+        stream.discard()  # the events leave the ledgers; the buffer takes their place in them
+        self.kept: Event | None = None
+        if blob:
+            self.kept = Event(self.seq, self.closed_at, blob, self)
+            for ledger in self.ledgers:
+                ledger.charge(self.kept)
+
+    def has_after(self, cursor: int) -> bool:
+        return self.kept is not None and self.seq > cursor
+
+    def lost_after(self, cursor: int) -> bool:
+        """As ``ReplayBuffer.lost_after``: what followed ``cursor`` (the answer among it) is no longer kept."""
+        return cursor < self.seq and not self.has_after(cursor) and self.dropped_through > cursor
+
+    def replay(self, cursor: int) -> bytes:
+        """The SSE events after ``cursor`` (the kept tail when older ones were dropped)."""
+        if self.kept is None or cursor >= self.seq:
+            return b""
+        blob = self.kept.data
+        if cursor <= self.dropped_through:
+            return blob
+        head = f"id: {self.key}.{cursor + 1}\n".encode()
+        if blob.startswith(head):
+            return blob
+        at = blob.find(b"\n\n" + head)
+        return blob[at + 2:] if at >= 0 else b""
+
+    def drop_through(self, seq: int) -> int:
+        """Drop the kept events up to ``seq`` (all of them: they are one buffer); returns how many buffers."""
+        if self.kept is None or seq < self.dropped_through + 1:
+            return 0
+        kept, self.kept = self.kept, None
+        kept.drop()
+        self.dropped_through = self.seq
+        for ledger in self.ledgers:
+            ledger.release(kept)
+        return 1
+
+    def discard(self) -> None:
+        self.drop_through(self.seq)
+
+    def expired(self, now: float) -> bool:
+        return self.closed_at < now - self.retention
+
+
+Kept = ReplayBuffer | EndedStream
+"""What a session's stream table holds: live streams, and ended POST streams kept compact."""
+
+
+def archive(streams: MutableMapping[str, Kept], stream: ReplayBuffer) -> None:
+    """Keep a POST stream that has ended and that nobody reads as an ``EndedStream`` (if the session still keeps it)."""
+    if stream.closed and stream.consumers == 0 and stream.key != GET_KEY and streams.get(stream.key) is stream:
+        streams[stream.key] = EndedStream(stream)
+
+
 def lost_answer(request_id: RequestId | None, retention: float) -> Message:
     """What a resume past the replay window gets instead of the answer it can no longer have (the client should
     call again)."""
@@ -262,7 +353,7 @@ def lost_answer(request_id: RequestId | None, retention: float) -> Message:
         {"limit": REPLAY_LIMIT})
 
 
-def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
+def sweep(streams: MutableMapping[str, Kept], now: float) -> int:
     """Forget the expired POST streams of a session; returns how many streams the table may hold before the next
     sweep. Sweeping when the table has doubled since the last sweep is amortized O(1) per POST (a sweep on every
     POST walked every stream kept for replay) and holds at most twice the live set."""
@@ -271,13 +362,17 @@ def sweep(streams: MutableMapping[str, ReplayBuffer], now: float) -> int:
     return max(SWEEP_MIN, 2 * len(streams))
 
 
-POST_STREAMS_KEPT = 1024
-"""POST streams one session keeps for replay. Each costs a record of about 1 KB besides its events, which the byte
-ledgers do not count, so the ledgers alone let a session of many short SSE-answered calls (elicitation rounds) grow by
-2 to 3 KB per call for the whole retention. Past it the oldest ended streams nobody reads are forgotten (``shed``)."""
+POST_STREAMS_KEPT = 256
+"""POST streams one session keeps for replay, as many as it may have requests in flight (``session.INFLIGHT_MAX``):
+every stream a dropped connection interrupted stays resumable until 256 later calls of the session have ended. Past it
+the oldest ended streams nobody reads are forgotten (``shed``); the byte ledgers and the retention bound them too.
+
+Each kept stream costs about 0.75 KB besides its events (an ``EndedStream``: its buffer, its key, its place in the
+ledgers). At 1,024 streams, four sessions of 2,500 elicitation rounds left the process 6 MB above its start after the
+sessions ended (the small objects pinned Python's allocator arenas); at 256, 3.5 MB (issue #33 acceptance 3)."""
 
 
-def shed(streams: MutableMapping[str, ReplayBuffer], keep: int) -> None:
+def shed(streams: MutableMapping[str, Kept], keep: int) -> None:
     """Forget the oldest ended POST streams nobody reads until at most ``keep`` streams remain (streams still open or
     read stay). A resume of a forgotten stream gets a fresh GET stream, as one past the retention does."""
     excess = len(streams) - keep
@@ -302,7 +397,7 @@ class Resume:
     post: bool
 
 
-def resume_target(last_event_id: str | None, streams: MutableMapping[str, ReplayBuffer]) -> Resume | None:
+def resume_target(last_event_id: str | None, streams: Mapping[str, Kept]) -> Resume | None:
     """The stream a GET with ``Last-Event-ID`` resumes; None for an unknown or expired one (the client then gets a
     fresh GET stream: 2025-11-25 basic/transports.mdx §Resumability and Redelivery leaves that to the server)."""
     last = parse_event_id(last_event_id or "")
