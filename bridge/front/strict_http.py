@@ -63,7 +63,8 @@ class LingeringTransport:
         transport = self.transport
         if self.lingering or transport.is_closing():
             return
-        if not self.protocol.must_linger():
+        protocol = self.protocol
+        if protocol is None or not protocol.must_linger():
             transport.close()
             return
         self.lingering = True
@@ -82,10 +83,13 @@ class LingeringTransport:
             self.transport.close()
 
     def stop(self) -> None:
-        """The connection is lost: no timer left behind."""
+        """The connection is lost: no timer left behind, and no hold on the protocol (which holds this transport: the
+        pair, with the connection's parser and buffers, would wait for the cycle collector; a 2025 client that leaves
+        each SSE answer unread closes a connection per call)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self.protocol = None
 
     def __getattr__(self, name: str) -> Any:  # the rest of the transport API (rarely used), as it is
         return getattr(self.transport, name)

@@ -70,3 +70,34 @@ async def test_a_reset_connection_leaves_no_keep_alive_timer(base: type) -> None
         left = [h for h, p in keep_alive_timers(loop) if p is protocol]
         assert not left, f"a keep-alive timer still holds the closed connection: {left}"
         assert protocol.timeout_keep_alive_task is None
+
+
+async def test_a_closed_connection_is_freed_without_the_cycle_collector(base: type) -> None:
+    """The lingering-close transport held its protocol and the protocol held it: every closed connection (a 2025 client
+    that leaves each SSE answer unread closes one per call) left its protocol, parser and buffers for the cycle
+    collector, which the bridge runs rarely (``_perf.serving``). Now they go when the connection does."""
+    import gc
+    import weakref
+
+    app = Starlette(routes=[Route("/", ok)])
+    async with live_uvicorn.serving(app, header_timeout_protocol(30.0, base)) as port:
+        known = {id(p) for p in gc.get_objects() if isinstance(p, base)}
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        async with asyncio.timeout(10):
+            await reader.readuntil(b"\r\n\r\n")
+            await reader.readexactly(2)
+        (protocol,) = [p for p in gc.get_objects() if isinstance(p, base) and id(p) not in known]
+        gone = weakref.ref(protocol)
+        del protocol
+        gc.disable()
+        try:
+            writer.close()
+            async with asyncio.timeout(10):
+                while gone() is not None and gone() in gone().connections:  # noqa: ASYNC110
+                    await asyncio.sleep(0.01)
+            for _ in range(5):  # (a few loop turns: the transport's own close callbacks)
+                await asyncio.sleep(0.01)
+            assert gone() is None, "the closed connection's protocol waits for the cycle collector"
+        finally:
+            gc.enable()
