@@ -251,6 +251,9 @@ SETTLE = 2.0
 """Seconds after a scenario's sessions end before RSS is read: the bridge hands freed heap back to the system one
 second after sessions end (``legacy_http.TRIM_DELAY``)."""
 
+FULL = {"ids": 1000, "big_answers": 150, "elicitations": 10000, "list_changes": 10000, "fuzz": 100000}
+"""The counts issue #33 acceptance 3 names (the answers scenario is ours: 150 answers of 1 MB)."""
+
 COUNTS = {"ids": 200, "big_answers": 150, "elicitations": 2000, "list_changes": 1500, "fuzz": 6000}
 """Each scenario's size at scale 1 (issue #33 acceptance 3 names 1,000 ids, 10,000 round trips and list changes,
 100,000 frames: scale 5 or more; the test runs a fraction that a loaded 2-core machine serves in about a minute)."""

@@ -5,9 +5,11 @@ long-lived sessions (tests/stress/legacy_memory_driver.py drives them; the 2026 
 The bridge's RSS is sampled from /proc/PID/status throughout. It must stay within the documented bounds (docs/bridge.md,
 "Limits of a 2025 session": a session keeps at most 8 MiB of events and 256 KiB of ids; what passes through is
 transient) and come back to within 5 MB of where it started once the sessions have ended. Before the fixes this run
-took it from 64 to 123 MB with the ids and to 182 MB with the answers, and nothing came back (after: 54 -> 79 at
-the peak -> 58 MB). Python-level retention of each
-scenario is measured in process: tests/inprocess/test_legacy_session_memory.py.
+took it from 64 to 123 MB with the ids and to 182 MB with the answers, and nothing came back; at full size the
+elicitation rounds left it 19 MB above its start (72.9 MB from 53.7) until ended POST streams were kept compact, fewer
+of them (256 per session), and sessions and closed connections were freed without the cycle collector (now 53.6 ->
+57.1 MB at the end). Python-level retention of each scenario is measured in process:
+tests/inprocess/test_legacy_session_memory.py.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import legacy_memory_driver as driver  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 
-SCALE = float(os.environ.get("MCP_ERAS_MEMORY_SCALE", "0.3"))
-"""Fraction of ``driver.COUNTS`` (60 ids, 45 answers, 600 round trips, 450 list changes, 1,800 frames by default)."""
+SCALE = os.environ.get("MCP_ERAS_MEMORY_SCALE", "")
+"""Empty (the default): the full counts of issue #33 acceptance 3 (``driver.FULL``: 1,000 ids, 10,000 elicitation
+round trips, 10,000 list changes, 100,000 malformed frames; about 5 minutes on a 2-core machine). A number: that
+fraction of ``driver.COUNTS`` instead, for a quicker local run."""
 
 MIB = 1024
 """KiB per MiB (RSS is read in KiB)."""
@@ -41,13 +45,19 @@ RETURN_ALLOWANCE = 5 * MIB
 """Above the start once every session has ended (issue #33 acceptance 3)."""
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_rss_stays_bounded_and_comes_back_when_the_sessions_end() -> None:
+    scale = float(SCALE) if SCALE else 1.0
+    counts = {name: max(4, int(n * scale)) for name, n in driver.COUNTS.items()} if SCALE else driver.FULL
     with driver.bridge() as (proc, url):
-        figures = asyncio.run(driver.drive(url, proc.pid, SCALE))
+        figures = asyncio.run(driver.drive(url, proc.pid, scale, counts))
     shown = json.dumps(figures.mb())
     print(shown, file=sys.stderr)
-    assert figures.answers.get("ids:error") == max(4, int(driver.COUNTS["ids"] * SCALE)), shown  # long ids refused
-    assert figures.answers.get("list_changed_received") == max(4, int(driver.COUNTS["list_changes"] * SCALE)), shown
+    assert figures.answers.get("ids:error") == counts["ids"], shown  # long ids refused
+    assert figures.answers.get("list_changed_received") == counts["list_changes"], shown
     for name, phase in figures.phases.items():
         assert phase["peak"] - figures.start_kib < PEAK_ALLOWANCE, (name, shown)
+    for name, phase in figures.phases.items():
+        assert phase["after"] - figures.start_kib < RETURN_ALLOWANCE, (name, shown)
     assert figures.end_kib - figures.start_kib < RETURN_ALLOWANCE, shown
