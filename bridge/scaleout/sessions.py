@@ -23,6 +23,7 @@ publishes them again when the store returns (``ClusterUpstream.republishers``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -98,6 +99,10 @@ class ClusterLegacyFront:
         self._saving: set[str] = set()
         self._resave: set[str] = set()
         """Sessions whose state is being written, and those changed again meanwhile (``_save_soon``)."""
+        self._adopting: dict[str, asyncio.Event] = {}
+        """Sessions this instance is adopting now: a request for one waits for that adoption (at most the request
+        timeout) instead of adopting it a second time (the record names this instance already, so its claim would
+        succeed and a second slot would replace the first, its session started and never closed)."""
         cluster.republishers.append(self.republish)
 
     @property
@@ -303,6 +308,8 @@ class ClusterLegacyFront:
     async def _route(self, request: Request, body: bytes, rid: object, local: Callable[[], Awaitable[Response]],
                      relay: bool = True) -> Response:
         sid = request.headers.get("mcp-session-id")
+        if sid and sid in self._adopting:
+            await self._adoption(sid)
         if not sid or sid in self.inner.sessions:
             return await local()
         if not relay and request.headers.get(PROBE_HEADER):
@@ -392,8 +399,27 @@ class ClusterLegacyFront:
         return StreamingResponse(stream(), status_code=resp.status_code, headers=passed)
 
     async def _adopt(self, request: Request, sid: str, rec: dict, owner: str) -> bool:
-        if not await self.store.claim_session(sid, owner, self.me):
-            return False
+        if sid in self._adopting:  # another request got here first: its adoption serves this one too
+            await self._adoption(sid)
+            return sid in self.inner.sessions
+        done = self._adopting[sid] = asyncio.Event()
+        try:
+            if not await self.store.claim_session(sid, owner, self.me):
+                return False
+            return await self._take(request, sid, rec, owner)
+        finally:
+            del self._adopting[sid]
+            done.set()
+
+    async def _adoption(self, sid: str) -> None:
+        """Until this instance's adoption of ``sid`` under way ends (at most the request timeout)."""
+        adopting = self._adopting.get(sid)
+        if adopting is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.settings.request_timeout):
+                    await adopting.wait()
+
+    async def _take(self, request: Request, sid: str, rec: dict, owner: str) -> bool:
         machine = rec.get("state", {}).get("machine") or rec["facts"]["machine"]
         state = ls.SessionState.from_json(machine)
         state.deadline = time.monotonic() + state.idle_timeout
