@@ -74,6 +74,8 @@ class ClusterUpstream(Upstream):
         self.republishers: list[Callable[[], Awaitable[None]]] = []
         """What publishes this instance's holdings again to a store that lost them (sessions, task records)."""
         self.store_ok = False
+        self.store_fault_at: float | None = None
+        """When (monotonic) this instance last saw the store fail or forget its record (``fw.may_probe``)."""
         self.forwarded = {"out": 0, "in": 0, "lost": 0, "store_errors": 0, "store_reconnects": 0, "republished": 0}
         self.param_headers = SharedParamHeaders(store, settings.discover_ttl_ms, self.spawn)
         """Installed as the 2026 front's ``param_headers`` (``mcp_eras.bridge.scaleout.wiring``)."""
@@ -127,6 +129,7 @@ class ClusterUpstream(Upstream):
             try:
                 was_there = await self.store.heartbeat(self.instance_id, info, int(interval * 3000))
                 if registered and fw.must_republish(was_there, failed):
+                    self.store_fault_at = time.monotonic()
                     await self.republish()
                 registered = True
                 self.peers = await self.store.instances()
@@ -140,7 +143,7 @@ class ClusterUpstream(Upstream):
             except StoreError as exc:
                 if self.store_ok:
                     log.warning("heartbeat failed: %s", exc)
-                self.forwarded["store_errors"] += 1
+                self.count_store_error()
                 self.store_ok, backoff, failed = False, fw.heartbeat_backoff(interval, backoff, False), True
             await asyncio.sleep(backoff)
 
@@ -152,7 +155,7 @@ class ClusterUpstream(Upstream):
             try:
                 await republish()
             except StoreError as exc:
-                self.forwarded["store_errors"] += 1
+                self.count_store_error()
                 log.warning("holdings not published again: %s", exc)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -168,6 +171,7 @@ class ClusterUpstream(Upstream):
 
     def count_store_error(self) -> None:
         self.forwarded["store_errors"] += 1
+        self.store_fault_at = time.monotonic()
 
     def status(self) -> dict[str, Any]:
         return {**self.inner.status(), "cluster": self.cluster_status()}
@@ -204,7 +208,7 @@ class ClusterUpstream(Upstream):
         try:
             return await self.store.cache_get("discover", scope)
         except StoreError:
-            self.forwarded["store_errors"] += 1
+            self.count_store_error()
             return None  # a cache: the upstream answers instead
 
     async def call(self, request: Message, ctx: CallContext, emit: Emit) -> Message:
@@ -231,7 +235,7 @@ class ClusterUpstream(Upstream):
         try:
             record = await self.store.instance(instance) if self.store_ok or instance not in self.known else None
         except StoreError:
-            self.forwarded["store_errors"] += 1
+            self.count_store_error()
             if instance not in self.known:
                 raise
         return record if record is not None else self.known.get(instance)

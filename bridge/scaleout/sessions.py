@@ -43,6 +43,7 @@ from mcp_eras.bridge.front.legacy_http import LegacyHttpFront
 from mcp_eras.bridge.layers.cluster import AUTH_HEADER, FORWARD_SKEW_MS, ClusterUpstream
 from mcp_eras.bridge.sse import sse_event
 from mcp_eras.bridge.store.base import StoreError
+from mcp_eras.bridge.translate import cluster as fw
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.eras import LEGACY
 from mcp_eras.bridge.translate.errors import (
@@ -92,7 +93,10 @@ class ClusterLegacyFront:
         self._key = cluster._key
         self._saved: dict[str, dict] = {}
         self._touched: dict[str, float] = {}
-        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0, "probed": 0, "events_dropped": 0}
+        self.relayed = {"out": 0, "in": 0, "adopted": 0, "replayed": 0, "probed": 0, "probes_skipped": 0,
+                        "events_dropped": 0}
+        self._probe_bucket: tuple[float, float] | None = None
+        """Probe rounds for sessions the store does not know, outside a store fault's window (``fw.may_probe``)."""
         self._epochs: dict[str, int] = {}
         """Adopted sessions: the first GET-stream sequence this instance used (older ids are the old owner's)."""
         self._writers: dict[str, tuple[asyncio.Queue[tuple[int, Message]], asyncio.Task[None]]] = {}
@@ -152,7 +156,7 @@ class ClusterLegacyFront:
             try:
                 await self.store.delete_session(sid)
             except StoreError as exc:
-                self.cluster.forwarded["store_errors"] += 1
+                self.cluster.count_store_error()
                 log.warning("session %s ended here but not in the store: %s", sid, exc)
         return resp
 
@@ -173,7 +177,7 @@ class ClusterLegacyFront:
             await self.store.create_session(sid, {"machine": snapshot}, self.ttl_ms, owner=self.me)
             self._saved[sid], self._touched[sid] = snapshot, time.monotonic()
         except StoreError as exc:
-            self.cluster.forwarded["store_errors"] += 1
+            self.cluster.count_store_error()
             log.warning("session %s is served by this instance only: %s", sid, exc)
 
     async def republish(self) -> None:
@@ -224,7 +228,7 @@ class ClusterLegacyFront:
             try:
                 await self.store.append_event(sid, {"seq": seq, "msg": msg}, max_events=MAX_STORED_EVENTS, retention_ms=retention_ms)
             except StoreError as exc:
-                self.cluster.forwarded["store_errors"] += 1
+                self.cluster.count_store_error()
                 log.warning("session %s: GET-stream event %d not stored: %s", sid, seq, exc)
 
     def _forget(self, sid: str) -> None:
@@ -246,7 +250,7 @@ class ClusterLegacyFront:
         try:
             stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
         except StoreError as exc:
-            self.cluster.forwarded["store_errors"] += 1
+            self.cluster.count_store_error()
             log.warning("session %s: no replay: %s", sid, exc)
             stored = []
         missed = [(e["seq"], e["msg"]) for _, e in stored if isinstance(e.get("seq"), int) and last[1] < e["seq"] < epoch]
@@ -300,7 +304,7 @@ class ClusterLegacyFront:
                 await self.store.session(sid, ttl_ms=self.ttl_ms)
                 self._touched[sid] = now
         except StoreError as exc:
-            self.cluster.forwarded["store_errors"] += 1
+            self.cluster.count_store_error()
             log.warning("session %s: state not shared: %s", sid, exc)
 
     # --- routing ---------------------------------------------------------------------------------------
@@ -339,7 +343,7 @@ class ClusterLegacyFront:
                 if await self._adopt(request, sid, rec, owner):
                     break
         except StoreError as exc:
-            self.cluster.forwarded["store_errors"] += 1
+            self.cluster.count_store_error()
             found = await self._probe(request, sid, body) if relay and not probed else None
             if found is not None:
                 return found
@@ -349,7 +353,13 @@ class ClusterLegacyFront:
 
     async def _probe(self, request: Request, sid: str, body: bytes) -> Response | None:
         """Ask every other instance this one knows of (the registry, else the addresses last registered), one after
-        the other, to serve the request from a session it holds: the holder's answer, or None when none holds it."""
+        the other, to serve the request from a session it holds: the holder's answer, or None when none holds it.
+        Outside a store fault's window only a few rounds a second are made (``fw.may_probe``): then such a session
+        is almost always over, and a round costs every other instance a request."""
+        allowed, self._probe_bucket = fw.may_probe(self._probe_bucket, time.monotonic(), self.cluster.store_fault_at)
+        if not allowed:
+            self.relayed["probes_skipped"] += 1
+            return None
         peers = {**self.cluster.known, **self.cluster.peers}
         for name, record in peers.items():
             url = record.get("url") if isinstance(record, dict) else None
@@ -428,7 +438,7 @@ class ClusterLegacyFront:
         try:
             stored = await self.store.events_after(sid, "0-0", limit=MAX_STORED_EVENTS) or []
         except StoreError:
-            self.cluster.forwarded["store_errors"] += 1
+            self.cluster.count_store_error()
             stored = []
         seqs = [e["seq"] for _, e in stored if isinstance(e.get("seq"), int)]
         epoch = max([int(time.time() * 1000), *(s + 1 for s in seqs)])

@@ -22,6 +22,7 @@ import orjson
 
 from mcp_eras.bridge.translate import eras, jsonrpc
 from mcp_eras.bridge.translate.errors import BAD_REQUEST_STATUS, CONTENT_TOO_LARGE_STATUS, FORBIDDEN_STATUS
+from mcp_eras.bridge.translate.gateway import ratelimit
 from mcp_eras.bridge.translate.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Message
 
 FORWARD_PATH = "/internal/forward"
@@ -33,6 +34,25 @@ FORWARD_OVERHEAD_BYTES = 65536
 MAX_HEARTBEAT_BACKOFF_S = 2.0
 """The longest wait between two heartbeats while the store fails: a store that returns is seen (and this instance
 registered and its holdings published again) within about this long."""
+PROBE_WINDOW_S = 30.0
+"""Seconds after this instance last saw the store fail or forget it during which a 2025 session unknown to the store is
+looked for on every other instance (the store may have lost it: restarted empty, writes refused; its holder publishes
+it again within a few heartbeats of the store's return)."""
+PROBE_RATE = 5.0
+PROBE_BURST = 10.0
+"""Outside that window, probe rounds a second (and burst) for unknown sessions: a session the store does not know is
+almost always over, and each round asks every other instance, so a client sending made-up session ids would make
+every request N-1 internal ones."""
+
+
+def may_probe(bucket: ratelimit.Bucket | None, now: float, last_fault: float | None) -> tuple[bool, ratelimit.Bucket | None]:
+    """Whether to ask the other instances for a session unknown to the store, and the probe bucket after it."""
+    if last_fault is not None and 0.0 <= now - last_fault <= PROBE_WINDOW_S:
+        return True, bucket
+    decision = ratelimit.take(bucket, now, 1.0, PROBE_RATE, PROBE_BURST)
+    return decision.allowed, decision.state
+
+
 MAX_KNOWN_PEERS = 256
 """Instances whose last registry record an instance remembers (the address book used while the registry lacks
 them: after a store restart or while its writes are refused)."""
