@@ -22,6 +22,7 @@ from mcp_eras.bridge.core import UpstreamError
 from mcp_eras.bridge.translate import jsonrpc
 from mcp_eras.bridge.translate.jsonrpc import Message
 from mcp_eras.bridge.translate.lines import LineSplitter, Oversized, over_limit_error, oversized_response_id
+from mcp_eras.bridge.translate.stdin_watch import InputWatch
 from mcp_eras.bridge.translate.stdio_child import Backoff, may_resume, over_cap, stdout_frame
 from mcp_eras.bridge.upstream import prespawn
 
@@ -41,13 +42,16 @@ STDERR_DRAIN_S = 1.0
 MAX_UNSENT_BYTES = 4 * 1024 * 1024
 """Bytes written to a child and not yet read by it, past which a send waits (at most ``send_wait``) for the child to
 read; past that wait it fails, named. The stdout reader's own sends (answers to the child's requests) never wait:
-they are dropped past this bound (a child that writes without reading would otherwise wedge its reader)."""
+they are dropped past this bound (a child that writes without reading would otherwise wedge its reader). A child that
+reads none of its input past this bound for its send wait and a grace is stopped and respawned (``stdin_watch``)."""
 SEND_WAIT_S = 10.0
 LOGGED_LINES = 10
 """stdout lines that are not JSON-RPC logged one by one; past them every 1000th."""
 UNREAD_NOTED_BYTES = 64 * 1024
 """Unread input past which a caller that times out is told the child is not reading (a pipe's buffer: below it
 the child may just be busy)."""
+KILL_GRACE_S = 2.0
+"""A child stopped for reading none of its input is sent SIGTERM, then SIGKILL past this."""
 
 class ChildProcess:
     """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
@@ -95,6 +99,14 @@ class ChildProcess:
         """stdout lines that were not JSON-RPC messages (2025-11-25 basic/transports.mdx §stdio forbids them)."""
         self.unsent_refused = 0
         """Frames refused because the child had not read ``MAX_UNSENT_BYTES`` already."""
+        self.unread_kills = 0
+        """Generations stopped (and respawned) for reading none of their input for a window (``stdin_watch``)."""
+        self.last_exit_reason: str | None = None
+        """Why the bridge stopped the last generation that ended (None: it ended by itself)."""
+        self._kill_reason: str | None = None
+        self._written = 0
+        """Bytes written to the current generation's stdin (what it read = this minus those still unsent)."""
+        self._watch: asyncio.TimerHandle | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._ready = asyncio.Event()
         self._closed = False
@@ -138,7 +150,8 @@ class ChildProcess:
     async def send(self, msg: Message) -> None:
         proc = self._proc
         if proc is None or proc.stdin is None or not self._ready.is_set():
-            raise UpstreamError(f"upstream {self.name} is not running")
+            why = self._kill_reason  # stopped for reading none of its input, not respawned yet
+            raise UpstreamError(f"upstream {self.name} is not running" + (f" (restarted: {why})" if why else ""))
         data = jsonrpc.dumps(msg) + b"\n"
         stdin = proc.stdin
         try:
@@ -150,13 +163,18 @@ class ChildProcess:
             # without reading cannot wedge its senders, nor its reader's answers to its own requests.
             if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
                 await self._room(stdin)
+                if transport.is_closing() or self._proc is not proc:
+                    raise BrokenPipeError("stdin is closed")
             stdin.write(data)
+            self._written += len(data)
         except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
-            raise UpstreamError(f"upstream {self.name} died: {exc}") from None
+            why = self._kill_reason if self._proc is proc else self.last_exit_reason
+            raise UpstreamError(f"upstream {self.name} " + (f"restarted: {why}" if why else f"died: {exc}")) from None
 
     async def _room(self, stdin: asyncio.StreamWriter) -> None:
         """Wait, at most ``send_wait``, until the child has read enough of its input; never in the stdout reader (the
         supervisor task). Raises ``UpstreamError`` naming the fault when there is no room."""
+        self._watch_input()
         if asyncio.current_task() is not self._supervisor:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.send_wait):
@@ -170,6 +188,30 @@ class ChildProcess:
             log.warning("upstream %s: not reading its input (%d bytes unsent); refusing frames", self.name, unsent)
         raise UpstreamError(f"upstream {self.name} is not reading its input ({unsent} bytes unsent, limit {MAX_UNSENT_BYTES})")
 
+    def _watch_input(self) -> None:
+        """Input waits past ``MAX_UNSENT_BYTES``: sample what the child reads of it until it is below again; stop the
+        generation that read none of it for a window (``stdin_watch``; the supervisor respawns it)."""
+        if self._watch is not None or self._closed or self._kill_reason is not None:
+            return
+        proc, loop = self._proc, asyncio.get_running_loop()
+        watch = InputWatch.for_send_wait(MAX_UNSENT_BYTES, self.send_wait)
+
+        def sample() -> None:
+            self._watch = None
+            unsent = self.unsent() if self._proc is proc and not self._closed else 0
+            verdict = watch.verdict(loop.time(), self._written - unsent, unsent)
+            if verdict == "watching":
+                self._watch = loop.call_later(watch.tick, sample)
+            elif verdict == "wedged" and proc is not None and proc.returncode is None:
+                self._kill_reason = watch.reason(unsent)
+                self.unread_kills += 1
+                log.info("upstream %s: stopping pid %s: %s", self.name, proc.pid, self._kill_reason)
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+                loop.call_later(KILL_GRACE_S, lambda: proc.returncode is None and _suppressed(proc.kill))
+
+        sample()
+
     def kill(self) -> None:
         """Kill the current child (the supervisor respawns it). For tests and `reload`."""
         if self._proc and self._proc.returncode is None:
@@ -178,6 +220,9 @@ class ChildProcess:
     async def aclose(self) -> None:
         self._closed = True
         self._ready.clear()
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if self._frames is not None:
             self._frames.closing()
         proc = self._proc
@@ -214,6 +259,7 @@ class ChildProcess:
                 continue
             self.generation += 1
             self._spawn_error = None
+            self._written, self._kill_reason = 0, None
             self._ready.set()
             self._started.set()
             log.info("upstream %s: started pid %s (generation %d)", self.name, self._proc.pid, self.generation)
@@ -226,11 +272,12 @@ class ChildProcess:
             with contextlib.suppress(TimeoutError, Exception):
                 await asyncio.wait_for(asyncio.shield(stderr_task), STDERR_DRAIN_S)
             stderr_task.cancel()
-            self.last_exit = code
+            self.last_exit, self.last_exit_reason = code, self._kill_reason
             if self._closed:
                 break
             self.restarts += 1
-            log.warning("upstream %s: exited with %s; respawning%s", self.name, code,
+            log.warning("upstream %s: %s; respawning%s", self.name,
+                        f"stopped ({self._kill_reason}), status {code}" if self._kill_reason else f"exited with {code}",
                         f" (stderr: {self.stderr_summary()})" if self.quiet and self.stderr_tail else "")
             if self.on_exit is not None:
                 try:
@@ -291,7 +338,8 @@ class ChildProcess:
         said = [f"{n} {what}" for n, what in ((self.oversized, f"stdout lines over the frame limit (max_line_bytes = "
                                                                f"{self.max_line_bytes}) dropped"),
                                              (self.ignored_lines, "stdout lines that are not JSON-RPC ignored"),
-                                             (self.unsent_refused, "frames refused: it is not reading its input")) if n]
+                                             (self.unsent_refused, "frames refused: it is not reading its input"),
+                                             (self.unread_kills, "restarts for reading none of its input")) if n]
         unsent = self.unsent()
         if unsent > UNREAD_NOTED_BYTES:
             said.append(f"{unsent} bytes of its input not read")
@@ -307,7 +355,9 @@ class ChildProcess:
         """How the child ended, for its callers: its exit status and its last stderr lines."""
         code = self.last_exit if code is None else code
         said = self.stderr_summary()
-        return f"upstream process exited with status {code}" + (f"; its last stderr lines: {said}" if said else "")
+        why = self.last_exit_reason
+        how = f"restarted: {why} (stopped, status {code})" if why else f"exited with status {code}"
+        return f"upstream process {how}" + (f"; its last stderr lines: {said}" if said else "")
 
     async def _pump_stderr(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stderr is not None
@@ -523,3 +573,8 @@ async def _adopted(popen: subprocess.Popen[bytes], frames: _StdoutFrames, limit:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     return _Adopted(popen, writer, stderr)
+
+
+def _suppressed(step: Callable[[], None]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        step()

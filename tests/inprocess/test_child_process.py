@@ -490,3 +490,80 @@ async def test_the_queue_is_capped_in_frames_and_bytes_and_frames_past_it_while_
     frames.eof()
     assert await asyncio.wait_for(consumer, 30) is None
     assert pipe.reading and not frames.queue and frames.queued_bytes == 0
+
+
+# --- a child that reads none of its waiting input is restarted; a slow reader is kept (issue #33) ---
+
+NOT_READING = [sys.executable, "-c", "import time; time.sleep(600)"]
+SLOW_READER = [sys.executable, "-c", "import sys, time\nwhile sys.stdin.buffer.read(4096):\n    time.sleep(0.05)"]
+
+
+def blob(size: int) -> dict:
+    return {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x" * size}}
+
+
+async def over_the_bound(child: ChildProcess) -> None:
+    """Leave more than ``MAX_UNSENT_BYTES`` unsent (two frames: each send waits only while the bound is passed)."""
+    await child.send(blob(process.MAX_UNSENT_BYTES))
+    await child.send(blob(1024 * 1024))
+    assert child.unsent() > process.MAX_UNSENT_BYTES
+
+
+async def test_a_child_reading_none_of_its_waiting_input_is_restarted_and_its_callers_told_why() -> None:
+    exits: list[str] = []
+    exited = asyncio.Event()
+
+    async def on_exit(code: int) -> None:
+        exits.append(child.exit_description(code))
+        exited.set()
+
+    child = ChildProcess(NOT_READING, on_message=ignore, on_exit=on_exit, name="wedged", backoff_initial=0.05)
+    child.send_wait = 0.5  # the window: 0.5 s of send wait and the grace (stdin_watch.STALL_GRACE_S)
+    await child.start()
+    try:
+        first = child.pid
+        await over_the_bound(child)
+        with pytest.raises(UpstreamError, match="is not reading its input"):  # a sender is told first...
+            await asyncio.wait_for(child.send(blob(10)), 30)
+        child.send_wait = 60.0  # ...and one still waiting for room when the child is stopped is told why
+        with pytest.raises(UpstreamError, match=r"restarted: it read none of its input for 1\.5 s; \d+ bytes unread"):
+            await asyncio.wait_for(child.send(blob(10)), 30)
+        await asyncio.wait_for(exited.wait(), 30)
+        await child.wait_ready(30)
+        assert child.generation == 2 and child.pid != first
+        assert child.restarts == 1 and child.unread_kills == 1
+        assert "restarts for reading none of its input" in child.faults()
+        assert exits and exits[0].startswith("upstream process restarted: it read none of its input for 1.5 s; ")
+        assert "bytes unread (stopped, status -15)" in exits[0]
+        await child.send(blob(10))  # the new generation takes input again
+    finally:
+        await child.aclose()
+
+
+async def slow_reader_past_the_bound(child: ChildProcess) -> int:
+    """Input stays past the bound far longer than the window, but the child reads some of it all along."""
+    await over_the_bound(child)
+    with pytest.raises(UpstreamError, match="is not reading its input"):  # no room within the send wait (watched)
+        await asyncio.wait_for(child.send(blob(10)), 30)
+    return process.MAX_UNSENT_BYTES  # still past the bound at the end: the watch was still sampling
+
+
+async def busy_below_the_bound(child: ChildProcess) -> int:
+    """A child that reads nothing, with less than the bound unsent (more than a pipe's buffer), is not watched."""
+    await child.send(blob(1024 * 1024))
+    return process.UNREAD_NOTED_BYTES
+
+
+@pytest.mark.parametrize(("argv", "fill"), [(SLOW_READER, slow_reader_past_the_bound), (NOT_READING, busy_below_the_bound)],
+                         ids=["a slow reader", "busy below the bound"])
+async def test_a_child_reading_slowly_or_busy_below_the_bound_is_kept(argv: list[str], fill: Any) -> None:
+    child = ChildProcess(argv, on_message=ignore, name="kept")
+    child.send_wait = 1.0
+    await child.start()
+    try:
+        at_least = await fill(child)
+        await asyncio.sleep(5.0)  # 2.5 windows (the send wait and its grace)
+        assert child.unsent() > at_least
+        assert child.alive and child.generation == 1 and child.restarts == 0 and child.unread_kills == 0
+    finally:
+        await child.aclose()
