@@ -6,6 +6,9 @@ MODE is one of:
   crash-at-start   write a few stderr lines and exit with status 3 before reading anything
   die-on-init      write stderr lines and exit with status 4 when asked ``initialize``
   flood            answer ``initialize``; on ``tools/call`` write ``--count`` ``ping`` requests, never read stdin again
+  flood-once       like ``flood`` with ids padded to ``--pad`` characters (their answers outgrow the bridge's bound
+                   of unread input), but only the first ``tools/call`` of any process: it creates the file
+                   ``--marker``; once it exists ``work`` answers "done" (a restarted process behaves)
   silent           answer ``initialize``; never answer ``tools/call``
   wrong-ids        answer ``tools/call`` with an id the client never used
   garbage          answer ``tools/call`` with lines that are not JSON-RPC
@@ -39,13 +42,25 @@ def text_result(rid: object, text: str) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}], "isError": False}}
 
 
+def first_flood(marker: str) -> bool:
+    """Whether no process of this server flooded yet (the first to ask creates ``marker``)."""
+    try:
+        with open(marker, "x"):
+            return True
+    except FileExistsError:
+        return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode")
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--mb", type=int, default=50)
+    parser.add_argument("--pad", type=int, default=300)
+    parser.add_argument("--marker", default="")
     args = parser.parse_args()
     mode = args.mode
+    pad = "x" * args.pad if mode == "flood-once" else ""
     if mode == "crash-at-start":
         for i in range(3):
             err(f"faulty: start-up line {i + 1}")
@@ -79,9 +94,9 @@ def main() -> int:
             arguments = (msg.get("params") or {}).get("arguments") or {}
             if name == "echo":
                 out(text_result(rid, str(arguments.get("text", ""))))
-            elif mode == "flood":
+            elif mode == "flood" or (mode == "flood-once" and first_flood(args.marker)):
                 for i in range(args.count):
-                    out({"jsonrpc": "2.0", "id": f"flood-{i}", "method": "ping"})
+                    out({"jsonrpc": "2.0", "id": f"flood-{i}{pad}", "method": "ping"})
                 while True:  # never reads stdin again
                     time.sleep(3600)
             elif mode == "silent":

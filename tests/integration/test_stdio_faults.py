@@ -10,6 +10,11 @@ Outcomes, not timings, are asserted: every caller gets a JSON-RPC error naming w
 gives up (two request timeouts and a margin; before the fixes, callers of a server dying on ``initialize`` were
 answered one ``initialize`` timeout apart, a flooding server's later callers never, and a 50 MB answer killed the
 child so its session's good calls failed with "exited with status -9").
+
+A server that floods past the bridge's bound of unread input (``process.MAX_UNSENT_BYTES``) and then reads none of it
+is stopped once the window (its send wait and a grace) passes without a byte read: its callers are told why, the
+supervisor respawns it, and a later caller is served by the new process (before the fix the process stayed, every
+later caller of it failing until its session idled out).
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ async def call(client: httpx.AsyncClient, url: str, tool: str) -> dict[str, Any]
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Any:
     servers = {"good": {"command": peers.legacy_python(), "args": [str(fp.LEGACY_SERVER), "stdio"]}}
     servers |= {mode: faulty(mode) for mode in EXPECTED}
+    marker = tmp_path_factory.mktemp("flood-once") / "flooded"
+    servers["flood-once"] = {"command": sys.executable, "args": [str(FAULTY), "flood-once", "--marker", str(marker)]}
     with fp.fleet_bridge(tmp_path_factory.mktemp("faults"), servers, {"request_timeout": REQUEST_TIMEOUT}) as b:
         yield b
 
@@ -135,3 +142,49 @@ def test_each_fault_costs_only_its_own_callers_a_named_error(bridge: fp.FleetBri
     assert not problems, "\n".join(problems)
     assert set(report["good"]) == {"ok"} and report["good"]["ok"] > 0, report["good"]
     assert set(report["health"]) == {200}, report["health"]
+
+
+RESTARTED = "restarted: it read none of its input for"
+WEDGED = (("did not answer in time", "bytes of its input not read"), ("is not reading its input",), (RESTARTED,))
+"""What a caller of the flooding process may be told: timed out before it was stopped, refused while it was not
+reading, or in flight when it was stopped (the reason)."""
+DONE = {"ok": "done"}
+
+
+async def run_flood_once(bridge: fp.FleetBridge) -> dict[str, Any]:
+    url = bridge.url("flood-once")
+    async with httpx.AsyncClient(timeout=CLIENT_TIMEOUT) as client:
+        flooding: list[int] = []
+        outcomes: list[Any] = []
+        calls: list[asyncio.Task[None]] = []
+
+        async def caller() -> None:
+            outcomes.append(await call(client, url, "work"))
+
+        # The first call makes the process flood; one more caller a second until one is served by the respawned
+        # process (which behaves): some time out, some are refused, those in flight when it is stopped are told why.
+        calls.append(asyncio.create_task(caller()))
+        while DONE not in outcomes and len(calls) < 60:
+            if not flooding:  # the server starts with its first call
+                flooding.extend((await client.get(f"{bridge.base}/servers/flood-once/healthz", timeout=10)).json()["pids"])
+            await asyncio.sleep(1.0)
+            calls.append(asyncio.create_task(caller()))
+        await asyncio.gather(*calls)
+        after = await call(client, url, "work")
+        health = (await client.get(f"{bridge.base}/servers/flood-once/healthz", timeout=10)).json()
+        return {"flooding": flooding, "outcomes": outcomes, "after": after, "health": health}
+
+
+def test_a_flooding_process_that_reads_none_of_its_input_is_restarted_and_serves_again(bridge: fp.FleetBridge) -> None:
+    report = asyncio.run(run_flood_once(bridge))
+    stuck = [o for o in report["outcomes"] if o != DONE]
+    problems = [repr(o) for o in stuck if o.get("code") != -32603 or not any(
+        all(e in o.get("message", "") for e in expected) for expected in WEDGED)]
+    assert not problems, "\n".join(problems)
+    told = [o["message"] for o in stuck if RESTARTED in o["message"]]
+    assert told, f"no caller was told why the process was restarted: {stuck!r}"
+    assert all("bytes unread" in m for m in told), told
+    assert report["after"] == DONE, report["after"]
+    health = report["health"]
+    assert health["restarts"] >= 1, health
+    assert report["flooding"] and not set(report["flooding"]) & set(health["pids"]), (report["flooding"], health)
