@@ -53,6 +53,13 @@ the child may just be busy)."""
 KILL_GRACE_S = 2.0
 """A child stopped for reading none of its input is sent SIGTERM, then SIGKILL past this."""
 
+def reports_partial_reads(transport: object) -> bool:
+    """Whether the stdin transport's write-buffer size falls as the child reads (asyncio's own pipe transport). uvloop's
+    (0.23) stayed the same while a child read 80 KB/s of a 5 MB backlog, so there a slow reader would look wedged: the
+    watch is off there (its callers still get the named errors)."""
+    return type(transport).__module__.startswith("asyncio.")
+
+
 class ChildProcess:
     """One stdio MCP server process. ``generation`` increases with every (re)spawn."""
 
@@ -194,6 +201,8 @@ class ChildProcess:
         if self._watch is not None or self._closed or self._kill_reason is not None:
             return
         proc, loop = self._proc, asyncio.get_running_loop()
+        if proc is None or proc.stdin is None or not reports_partial_reads(proc.stdin.transport):
+            return
         watch = InputWatch.for_send_wait(MAX_UNSENT_BYTES, self.send_wait)
 
         def sample() -> None:

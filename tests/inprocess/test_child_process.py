@@ -509,7 +509,9 @@ async def over_the_bound(child: ChildProcess) -> None:
     assert child.unsent() > process.MAX_UNSENT_BYTES
 
 
-async def test_a_child_reading_none_of_its_waiting_input_is_restarted_and_its_callers_told_why() -> None:
+async def test_a_child_reading_none_of_its_waiting_input_is_restarted_and_its_callers_told_why(anyio_backend: object) -> None:
+    if isinstance(anyio_backend, tuple):
+        pytest.skip("uvloop's pipe transport does not report partial reads: the watch is off there (process.reports_partial_reads)")
     exits: list[str] = []
     exited = asyncio.Event()
 
